@@ -1,0 +1,6 @@
+"""optbb: certifiably optimal interpretable models (CORELS, FRL/softFRL, OSDT) by branch-and-bound in Numba."""
+__version__ = "0.1.0"
+
+from .common import BinaryDataset, SearchResult, Status  # noqa: E402
+
+__all__ = ["BinaryDataset", "SearchResult", "Status", "__version__"]

@@ -1,0 +1,8 @@
+"""Shared kernel layer: bitsets, data, mining, equivalent points, bounds, queues, hash tables, results, limits,
+traces."""
+from .data import BinaryDataset, from_arrays, from_dataframe, read_binary_csv, read_corels, read_osdt_csv
+from .limits import Limits
+from .result import SearchResult, Status
+
+__all__ = ["BinaryDataset", "from_arrays", "from_dataframe", "read_binary_csv", "read_corels", "read_osdt_csv",
+           "Limits", "SearchResult", "Status"]

@@ -1,0 +1,204 @@
+"""Packed ``uint64`` bitsets and the Numba kernels every solver is built on.
+
+A bitset over ``n`` items is a 1-D ``uint64`` array of ``n_words(n)`` words; item ``i`` is bit ``i % 64`` of
+word ``i // 64``.  Rows of a bit matrix are padded to whole words and the padding bits are always zero, so
+popcounts never need a mask.  Kernels that produce a complement (``not_into``) re-apply the tail mask.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+WORD_BITS = 64
+
+_M1 = np.uint64(0x5555555555555555)
+_M2 = np.uint64(0x3333333333333333)
+_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
+_H01 = np.uint64(0x0101010101010101)
+
+
+def n_words(n_items: int) -> int:
+    """Number of 64-bit words needed to hold ``n_items`` bits."""
+    return (int(n_items) + WORD_BITS - 1) // WORD_BITS
+
+
+@njit(cache=True, inline="always")
+def popcount64(x):
+    """Population count of one word (SWAR; LLVM lowers it to ``popcnt`` where available)."""
+    x = x - ((x >> np.uint64(1)) & _M1)
+    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
+    x = (x + (x >> np.uint64(4))) & _M4
+    return np.int64((x * _H01) >> np.uint64(56))
+
+
+@njit(cache=True)
+def popcount(a):
+    """Number of set bits of bitset ``a``."""
+    c = 0
+    for i in range(a.shape[0]):
+        c += popcount64(a[i])
+    return c
+
+
+@njit(cache=True)
+def popcount_and(a, b):
+    """``popcount(a & b)`` without materialising ``a & b``."""
+    c = 0
+    for i in range(a.shape[0]):
+        c += popcount64(a[i] & b[i])
+    return c
+
+
+@njit(cache=True)
+def popcount_andnot(a, b):
+    """``popcount(a & ~b)`` without materialising it."""
+    c = 0
+    for i in range(a.shape[0]):
+        c += popcount64(a[i] & ~b[i])
+    return c
+
+
+@njit(cache=True)
+def popcount_and3(a, b, c):
+    """``popcount(a & b & c)`` without materialising it."""
+    n = 0
+    for i in range(a.shape[0]):
+        n += popcount64(a[i] & b[i] & c[i])
+    return n
+
+
+@njit(cache=True)
+def and_into(out, a, b):
+    """``out = a & b``; returns ``popcount(out)``."""
+    c = 0
+    for i in range(a.shape[0]):
+        out[i] = a[i] & b[i]
+        c += popcount64(out[i])
+    return c
+
+
+@njit(cache=True)
+def andnot_into(out, a, b):
+    """``out = a & ~b``; returns ``popcount(out)``."""
+    c = 0
+    for i in range(a.shape[0]):
+        out[i] = a[i] & ~b[i]
+        c += popcount64(out[i])
+    return c
+
+
+@njit(cache=True)
+def or_into(out, a, b):
+    """``out = a | b``; returns ``popcount(out)``."""
+    c = 0
+    for i in range(a.shape[0]):
+        out[i] = a[i] | b[i]
+        c += popcount64(out[i])
+    return c
+
+
+@njit(cache=True)
+def not_into(out, a, n_items):
+    """``out = ~a`` restricted to the first ``n_items`` bits (padding stays zero); returns ``popcount(out)``."""
+    c = 0
+    nw = a.shape[0]
+    for i in range(nw):
+        out[i] = ~a[i]
+    rem = n_items - (nw - 1) * 64
+    if nw > 0 and rem < 64:
+        out[nw - 1] &= (np.uint64(1) << np.uint64(rem)) - np.uint64(1)
+    for i in range(nw):
+        c += popcount64(out[i])
+    return c
+
+
+@njit(cache=True)
+def ones(n_items):
+    """Bitset with the first ``n_items`` bits set."""
+    nw = (n_items + 63) // 64
+    out = np.zeros(nw, dtype=np.uint64)
+    not_into(out, out.copy(), n_items)
+    return out
+
+
+@njit(cache=True)
+def get_bit(a, i):
+    """Value (0 or 1) of bit ``i``."""
+    return np.int64((a[i >> 6] >> np.uint64(i & 63)) & np.uint64(1))
+
+
+@njit(cache=True)
+def set_bit(a, i):
+    """Set bit ``i`` in place."""
+    a[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+
+
+@njit(cache=True)
+def first_set_bit(a):
+    """Index of the lowest set bit, or -1 if ``a`` is empty."""
+    for i in range(a.shape[0]):
+        w = a[i]
+        if w != 0:
+            return i * 64 + trailing_zeros(w)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def trailing_zeros(w):
+    """Index of the lowest set bit of a non-zero word."""
+    return popcount64((w & (~w + np.uint64(1))) - np.uint64(1))
+
+
+@njit(cache=True)
+def set_bits(a):
+    """Indices of all set bits, ascending (int64 array)."""
+    out = np.empty(popcount(a), dtype=np.int64)
+    k = 0
+    for i in range(a.shape[0]):
+        w = a[i]
+        while w != 0:
+            out[k] = i * 64 + trailing_zeros(w)
+            k += 1
+            w &= w - np.uint64(1)
+    return out
+
+
+@njit(cache=True)
+def hash_words(a):
+    """64-bit FNV-1a style hash of a word array (for hash-table keys)."""
+    h = np.uint64(0xCBF29CE484222325)
+    for i in range(a.shape[0]):
+        h ^= a[i]
+        h *= np.uint64(0x100000001B3)
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def pack_rows(bits: np.ndarray) -> np.ndarray:
+    """Pack a 2-D 0/1 array (rows = bitsets over its columns) into ``uint64`` words, padding with zeros."""
+    bits = np.ascontiguousarray(np.asarray(bits, dtype=bool))
+    if bits.ndim != 2:
+        raise ValueError(f"pack_rows expects a 2-D array, got shape {bits.shape}")
+    n_rows, n_cols = bits.shape
+    nw = n_words(n_cols)
+    padded = np.zeros((n_rows, nw * WORD_BITS), dtype=bool)
+    padded[:, :n_cols] = bits
+    as_bytes = np.packbits(padded, axis=1, bitorder="little")
+    return np.ascontiguousarray(as_bytes).view("<u8").astype(np.uint64).reshape(n_rows, nw)
+
+
+def pack(bits: np.ndarray) -> np.ndarray:
+    """Pack a 1-D 0/1 vector into a bitset."""
+    return pack_rows(np.asarray(bits).reshape(1, -1))[0]
+
+
+def unpack_rows(words: np.ndarray, n_items: int) -> np.ndarray:
+    """Inverse of :func:`pack_rows`: a ``(rows, n_items)`` uint8 array of 0/1."""
+    words = np.ascontiguousarray(np.atleast_2d(words).astype("<u8"))
+    as_bytes = words.view(np.uint8).reshape(words.shape[0], -1)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n_items]
+
+
+def unpack(words: np.ndarray, n_items: int) -> np.ndarray:
+    """Inverse of :func:`pack`."""
+    return unpack_rows(np.asarray(words).reshape(1, -1), n_items)[0]

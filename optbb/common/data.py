@@ -1,0 +1,288 @@
+"""``BinaryDataset``: the one data representation every solver reads, and its readers.
+
+A dataset holds ``n_features`` binary columns (raw features for OSDT, mined antecedents for CORELS and FRL) over
+``n_samples`` rows, both as a dense ``uint8`` matrix and as packed bitsets, one bitset per column.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .bitset import pack, pack_rows, unpack
+
+
+@dataclass(eq=False)
+class BinaryDataset:
+    """Binary features, binary labels, optional sample weights, names.
+
+    Attributes
+    ----------
+    X : (n_samples, n_features) uint8 array of 0/1.
+    y : (n_samples,) uint8 array of 0/1.
+    feature_names : list of column names (unique).
+    sample_weight : (n_samples,) float64 array or None (uniform).
+    label_names : names of label 0 and label 1.
+    minority : packed equivalent-points minority bitset given by the user (``.minor`` file), or None.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: list[str]
+    sample_weight: np.ndarray | None = None
+    label_names: tuple[str, str] = ("0", "1")
+    minority: np.ndarray | None = None
+    _bits: np.ndarray | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.X, self.y, self.sample_weight = check_binary_arrays(self.X, self.y, self.sample_weight)
+        names = [str(n) for n in self.feature_names]
+        if len(names) != self.X.shape[1]:
+            raise ValueError(f"feature_names has {len(names)} entries but X has {self.X.shape[1]} columns")
+        dup = _duplicates(names)
+        if dup:
+            raise ValueError(f"duplicate feature names: {dup[:5]}")
+        self.feature_names = names
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def bits(self) -> np.ndarray:
+        """(n_features, n_words) uint64: column ``j`` packed over the samples."""
+        if self._bits is None:
+            self._bits = pack_rows(self.X.T)
+        return self._bits
+
+    @property
+    def y_bits(self) -> np.ndarray:
+        """Packed bitset of the samples with label 1."""
+        return pack(self.y)
+
+    def minority_bits(self) -> np.ndarray:
+        """Equivalent-points minority bitset computed from the data (checked against a given ``.minor``)."""
+        from .equivalence import minority_vector
+
+        z = minority_vector(self.X, self.y, self.sample_weight)
+        if self.minority is not None:
+            given = unpack(self.minority, self.n_samples)
+            if not np.array_equal(_group_minority_counts(self, given), _group_minority_counts(self, z)):
+                raise ValueError(
+                    "the given .minor vector disagrees with the equivalent-points minority computed from the data "
+                    f"({int(given.sum())} flagged points given, {int(z.sum())} computed)"
+                )
+        return pack(z)
+
+    def subset(self, rows: np.ndarray | None = None, columns: Sequence[int] | None = None) -> "BinaryDataset":
+        """A new dataset restricted to some rows and/or columns (the ``.minor`` vector is dropped)."""
+        rows = np.arange(self.n_samples) if rows is None else np.asarray(rows)
+        cols = np.arange(self.n_features) if columns is None else np.asarray(columns, dtype=np.int64)
+        w = None if self.sample_weight is None else self.sample_weight[rows]
+        return BinaryDataset(self.X[np.ix_(rows, cols)], self.y[rows], [self.feature_names[c] for c in cols],
+                             w, self.label_names)
+
+
+def _group_minority_counts(data: BinaryDataset, z: np.ndarray) -> np.ndarray:
+    """Per equivalence class, the number of flagged points (ties may flag either label, so compare counts)."""
+    from .equivalence import equivalence_classes
+
+    groups = equivalence_classes(data.X)
+    return np.bincount(groups, weights=z.astype(np.float64), minlength=int(groups.max(initial=-1)) + 1)
+
+
+def _duplicates(names: Iterable[str]) -> list[str]:
+    seen, dup = set(), []
+    for n in names:
+        if n in seen:
+            dup.append(n)
+        seen.add(n)
+    return dup
+
+
+def check_binary_arrays(X, y, sample_weight=None):
+    """Validate and copy ``X`` (0/1 matrix), ``y`` (0/1 labels) and optional weights.
+
+    Raises ``ValueError`` naming the problem: NaN or inf, non-binary values, wrong dimensions, length mismatch,
+    empty data, zero features, negative or non-finite weights.  Nothing passed in is modified.
+    """
+    X = _as_numeric(X, "X")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (samples x features), got an array of shape {X.shape}")
+    if X.shape[0] == 0:
+        raise ValueError("X is empty: it has 0 samples")
+    if X.shape[1] == 0:
+        raise ValueError("X has 0 features")
+    _check_binary(X, "X")
+    y = _as_numeric(y, "y").reshape(-1) if np.ndim(y) else _as_numeric(y, "y")
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"length mismatch: X has {X.shape[0]} samples but y has {y.shape[0]}")
+    _check_binary(y, "y")
+    w = None
+    if sample_weight is not None:
+        w = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
+        if w.shape[0] != X.shape[0]:
+            raise ValueError(f"length mismatch: X has {X.shape[0]} samples but sample_weight has {w.shape[0]}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("sample_weight contains NaN or inf")
+        if np.any(w < 0):
+            raise ValueError("sample_weight contains negative values")
+        if w.sum() <= 0:
+            raise ValueError("sample_weight sums to zero")
+    return np.ascontiguousarray(X, dtype=np.uint8), np.ascontiguousarray(y, dtype=np.uint8), w
+
+
+def _as_numeric(a, name: str) -> np.ndarray:
+    if isinstance(a, (pd.DataFrame, pd.Series)):
+        a = a.to_numpy()
+    try:
+        arr = np.array(a, copy=True)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} cannot be converted to an array: {exc}") from None
+    if arr.dtype == bool:
+        return arr.astype(np.uint8)
+    if arr.dtype.kind in "OUS":
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} contains non-numeric values; expected 0/1") from None
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} has dtype {arr.dtype}; expected 0/1 numbers")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return arr
+
+
+def _check_binary(a: np.ndarray, name: str) -> None:
+    bad = (a != 0) & (a != 1)
+    if np.any(bad):
+        idx = np.argwhere(bad)[0]
+        raise ValueError(f"{name} is not binary: value {a[tuple(idx)]!r} at index {tuple(int(i) for i in idx)}; "
+                         "expected only 0 and 1 (use optbb.Binarizer for numeric or categorical data)")
+
+
+def from_arrays(X, y, feature_names: Sequence[str] | None = None, sample_weight=None,
+                label_names: tuple[str, str] = ("0", "1")) -> BinaryDataset:
+    """Build a dataset from a 0/1 matrix (numpy or pandas) and labels."""
+    if feature_names is None:
+        if isinstance(X, pd.DataFrame):
+            feature_names = [str(c) for c in X.columns]
+        else:
+            feature_names = [f"x{j}" for j in range(np.shape(X)[1] if np.ndim(X) == 2 else 0)]
+    return BinaryDataset(X, y, list(feature_names), sample_weight, label_names)
+
+
+def from_dataframe(df: pd.DataFrame, label: str | None = None) -> BinaryDataset:
+    """Dataset from a DataFrame of 0/1 columns; the label is column ``label`` (default: the last column)."""
+    if df.shape[1] < 2:
+        raise ValueError("the table needs at least one feature column and one label column")
+    label = df.columns[-1] if label is None else label
+    if label not in df.columns:
+        raise ValueError(f"label column {label!r} not found")
+    X = df.drop(columns=[label])
+    return from_arrays(X, df[label], [str(c) for c in X.columns], label_names=("0", "1"))
+
+
+def read_binary_csv(path: str | os.PathLike, label: str | None = None, sep: str | None = None) -> BinaryDataset:
+    """Read a CSV of 0/1 columns with a header; the label is ``label`` or the last column.
+
+    The separator is sniffed (``,`` or ``;``) unless given.
+    """
+    with _open_text(path) as fh:
+        text = fh.read()
+    if sep is None:
+        first = text.split("\n", 1)[0]
+        sep = ";" if first.count(";") > first.count(",") else ","
+    df = pd.read_csv(io.StringIO(text), sep=sep)
+    return from_dataframe(df, label)
+
+
+def read_osdt_csv(path: str | os.PathLike) -> BinaryDataset:
+    """Read OSDT's ``;``-separated binary CSV (header, 0/1 features, label last)."""
+    return read_binary_csv(path, sep=";")
+
+
+def read_corels(out_path: str | os.PathLike, label_path: str | os.PathLike,
+                minor_path: str | os.PathLike | None = None) -> BinaryDataset:
+    """Read the CORELS text format (``.gz`` accepted).
+
+    ``.out``: one line per antecedent, ``{name} b1 ... bN``.  ``.label``: two such lines, negative class first.
+    ``.minor`` (optional): one line, the equivalent-points minority vector; it is checked against the vector
+    computed from the data and a mismatch is a ``ValueError``.  Trailing spaces, CRLF and a missing final newline
+    are accepted; ragged lines, tokens other than 0/1 and wrong counts are errors naming file and line.
+    """
+    names, rows = _read_bit_lines(out_path)
+    if not rows:
+        raise ValueError(f"{out_path}: no antecedent lines")
+    lnames, lrows = _read_bit_lines(label_path)
+    if len(lrows) != 2:
+        raise ValueError(f"{label_path}: expected 2 label lines (negative class first), found {len(lrows)}")
+    n = rows[0].shape[0]
+    for k, r in enumerate(lrows):
+        if r.shape[0] != n:
+            raise ValueError(f"{label_path}: line {k + 1} has {r.shape[0]} values but {out_path} has {n} samples")
+    if np.any(lrows[0] + lrows[1] != 1):
+        bad = int(np.argmax(lrows[0] + lrows[1] != 1))
+        raise ValueError(f"{label_path}: the two label lines are not complementary (sample {bad})")
+    data = BinaryDataset(np.stack(rows, axis=1), lrows[1], names, None, (lnames[0], lnames[1]))
+    if minor_path is not None:
+        _, mrows = _read_bit_lines(minor_path)
+        if len(mrows) != 1:
+            raise ValueError(f"{minor_path}: expected 1 line, found {len(mrows)}")
+        if mrows[0].shape[0] != n:
+            raise ValueError(f"{minor_path}: has {mrows[0].shape[0]} values but the data has {n} samples")
+        data.minority = pack(mrows[0])
+        data.minority_bits()  # raises if it disagrees with the data
+    return data
+
+
+def _open_text(path):
+    path = os.fspath(path)
+    if path.endswith(".gz"):
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=None)
+    return open(path, "r", encoding="utf-8", newline=None)
+
+
+def _read_bit_lines(path) -> tuple[list[str], list[np.ndarray]]:
+    names, rows = [], []
+    with _open_text(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            name, rest = _split_name(line, path, lineno)
+            tokens = rest.split()
+            joined = "".join(tokens)
+            if len(joined) != len(tokens):
+                raise ValueError(f"{path}, line {lineno}: tokens must be single 0/1 digits")
+            bits = np.frombuffer(joined.encode("ascii", "replace"), dtype=np.uint8) - ord("0")
+            if bits.size and bits.max() > 1:
+                bad = tokens[int(np.argmax(bits > 1))]
+                raise ValueError(f"{path}, line {lineno}: token {bad!r} is not 0 or 1")
+            if rows and bits.shape[0] != rows[0].shape[0]:
+                raise ValueError(f"{path}, line {lineno}: {bits.shape[0]} values, but line 1 has {rows[0].shape[0]} "
+                                 "(ragged file)")
+            names.append(name)
+            rows.append(bits.copy())
+    return names, rows
+
+
+def _split_name(line: str, path, lineno: int) -> tuple[str, str]:
+    if line.startswith("{"):
+        end = line.find("}")
+        if end < 0:
+            raise ValueError(f"{path}, line {lineno}: unterminated '{{' in the antecedent name")
+        return line[1:end], line[end + 1:]
+    parts = line.split(None, 1)
+    return parts[0], parts[1] if len(parts) > 1 else ""

@@ -1,0 +1,76 @@
+"""Open-addressing hash table keyed by rows of ``uint64`` words, for symmetry-aware maps and caches.
+
+Arrays (caller-owned, grown between chunks with :func:`rehash`): ``keys`` (capacity, key_words) uint64,
+``hashes`` (capacity,) uint64, ``used`` (capacity,) bool, ``fval`` (capacity,) float64, ``ival``
+(capacity,) int64.  Capacity is a power of two; keep the load below 1/2.  Entries are never deleted.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bitset import hash_words
+
+
+def new_table(capacity: int, key_words: int):
+    """Empty table arrays with ``capacity`` rounded up to a power of two."""
+    cap = 1 << max(4, int(np.ceil(np.log2(max(capacity, 16)))))
+    return (np.zeros((cap, key_words), dtype=np.uint64), np.zeros(cap, dtype=np.uint64),
+            np.zeros(cap, dtype=np.bool_), np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
+
+
+def table_bytes(table) -> int:
+    return int(sum(a.nbytes for a in table))
+
+
+@njit(cache=True)
+def _keys_equal(keys, slot, key):
+    for i in range(key.shape[0]):
+        if keys[slot, i] != key[i]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def ht_find(keys, hashes, used, key, h):
+    """Slot holding ``key`` (hash ``h``), or ``-(free slot) - 1`` where it would go."""
+    mask = np.uint64(used.shape[0] - 1)
+    slot = np.int64(h & mask)
+    while used[slot]:
+        if hashes[slot] == h and _keys_equal(keys, slot, key):
+            return slot
+        slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+    return -slot - 1
+
+
+@njit(cache=True)
+def ht_put(keys, hashes, used, fval, ival, slot, key, h, f, i):
+    """Write ``key -> (f, i)`` at a slot returned by :func:`ht_find` (negative = new entry)."""
+    if slot < 0:
+        slot = -slot - 1
+        used[slot] = True
+        hashes[slot] = h
+        keys[slot, :] = key
+    fval[slot] = f
+    ival[slot] = i
+    return slot
+
+
+@njit(cache=True)
+def _reinsert(keys, hashes, used, fval, ival, nkeys, nhashes, nused, nfval, nival):
+    for s in range(used.shape[0]):
+        if used[s]:
+            slot = ht_find(nkeys, nhashes, nused, keys[s], hashes[s])
+            ht_put(nkeys, nhashes, nused, nfval, nival, slot, keys[s], hashes[s], fval[s], ival[s])
+
+
+def rehash(table, new_capacity: int):
+    """A table of ``new_capacity`` (power of two) holding every entry of ``table``."""
+    new = new_table(new_capacity, table[0].shape[1])
+    _reinsert(*table, *new)
+    return new
+
+
+@njit(cache=True)
+def key_hash(key):
+    return hash_words(key)

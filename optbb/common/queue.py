@@ -1,0 +1,97 @@
+"""Priority queue for best-first branch and bound: a binary min-heap over (key, seq) in plain arrays.
+
+``seq`` breaks ties deterministically (insertion order), so a search is reproducible bit for bit.  The heap
+arrays are owned by the caller, which grows them between chunks; ``heap_push`` never reallocates.
+
+Scheduling policies are small integers shared by the solvers; each solver maps a node to its key.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+BFS, CURIOSITY, LOWER_BOUND, OBJECTIVE, DFS, ENTROPY, GINI, FIFO = range(8)
+
+POLICIES = {"bfs": BFS, "curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "dfs": DFS,
+            "entropy": ENTROPY, "gini": GINI, "fifo": FIFO}
+
+
+def policy_code(name: str, allowed) -> int:
+    """Integer code of a policy name, with a clear error for unknown names."""
+    if name not in allowed:
+        raise ValueError(f"unknown policy {name!r}; choose one of {sorted(allowed)}")
+    return POLICIES[name]
+
+
+@njit(cache=True, inline="always")
+def _less(hkey, hseq, i, j):
+    return hkey[i] < hkey[j] or (hkey[i] == hkey[j] and hseq[i] < hseq[j])
+
+
+@njit(cache=True, inline="always")
+def _swap(hkey, hseq, hitem, i, j):
+    hkey[i], hkey[j] = hkey[j], hkey[i]
+    hseq[i], hseq[j] = hseq[j], hseq[i]
+    hitem[i], hitem[j] = hitem[j], hitem[i]
+
+
+@njit(cache=True)
+def heap_push(hkey, hseq, hitem, size, key, seq, item):
+    """Insert ``item`` with priority ``(key, seq)``; returns the new size (capacity must suffice)."""
+    i = size
+    hkey[i] = key
+    hseq[i] = seq
+    hitem[i] = item
+    while i > 0:
+        parent = (i - 1) >> 1
+        if _less(hkey, hseq, i, parent):
+            _swap(hkey, hseq, hitem, i, parent)
+            i = parent
+        else:
+            break
+    return size + 1
+
+
+@njit(cache=True)
+def _sift_down(hkey, hseq, hitem, size, i):
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            return
+        best = left
+        right = left + 1
+        if right < size and _less(hkey, hseq, right, left):
+            best = right
+        if _less(hkey, hseq, best, i):
+            _swap(hkey, hseq, hitem, best, i)
+            i = best
+        else:
+            return
+
+
+@njit(cache=True)
+def heap_pop(hkey, hseq, hitem, size):
+    """Remove the minimum; returns ``(item, key, new_size)``.  ``size`` must be positive."""
+    item = hitem[0]
+    key = hkey[0]
+    size -= 1
+    if size > 0:
+        hkey[0] = hkey[size]
+        hseq[0] = hseq[size]
+        hitem[0] = hitem[size]
+        _sift_down(hkey, hseq, hitem, size, 0)
+    return item, key, size
+
+
+@njit(cache=True)
+def heapify(hkey, hseq, hitem, size):
+    """Restore the heap property over the first ``size`` entries (after a filtering pass)."""
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(hkey, hseq, hitem, size, i)
+
+
+def grow(arr: np.ndarray, new_len: int) -> np.ndarray:
+    """Copy of a 1-D or 2-D array with its first axis extended to ``new_len`` (new entries zeroed)."""
+    out = np.zeros((new_len,) + arr.shape[1:], dtype=arr.dtype)
+    out[: arr.shape[0]] = arr
+    return out

@@ -1,0 +1,59 @@
+"""``SearchResult`` and ``Status``: what every solver returns, with honest status reporting."""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+
+class Status(enum.Enum):
+    """How a search ended.  Only ``OPTIMAL`` certifies the model."""
+
+    OPTIMAL = "optimal"
+    TIME_LIMIT = "time_limit"
+    NODE_LIMIT = "node_limit"
+    MEMORY_LIMIT = "memory_limit"
+    INTERRUPTED = "interrupted"
+    ITERATION_LIMIT = "iteration_limit"  # Monte-Carlo searches (FRL) that ran their n_iter: no certificate
+
+
+@dataclass
+class SearchResult:
+    """Outcome of a search.
+
+    ``objective`` is the incumbent's objective, ``lower_bound`` a proven lower bound on the optimum (equal to the
+    objective when ``status`` is OPTIMAL), ``gap = objective - lower_bound``.  ``counters`` holds the work done
+    (lower-bound evaluations, queue insertions, max queue size, cache size, time to optimum, total time, peak memory
+    estimate, ...) and ``trace`` one row per progress sample: time, objective, lower bound, queue size.
+    """
+
+    model: Any
+    objective: float
+    lower_bound: float
+    status: Status
+    counters: dict = field(default_factory=dict)
+    trace: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
+        columns=["time", "objective", "lower_bound", "queue_size"]))
+
+    @property
+    def gap(self) -> float:
+        """``objective - lower_bound`` (0 when certified optimal, NaN when no bound is known)."""
+        if self.lower_bound is None or math.isnan(self.lower_bound):
+            return math.nan
+        return max(0.0, self.objective - self.lower_bound)
+
+    @property
+    def optimal(self) -> bool:
+        return self.status is Status.OPTIMAL
+
+    def summary(self) -> str:
+        lb = "n/a" if self.lower_bound is None or math.isnan(self.lower_bound) else f"{self.lower_bound:.10f}"
+        t = self.counters.get("total_time", float("nan"))
+        return (f"status={self.status.name} objective={self.objective:.10f} lower_bound={lb} "
+                f"gap={self.gap:.3g} time={t:.3f}s")
+
+    def __repr__(self) -> str:
+        return f"SearchResult({self.summary()})"
