@@ -87,3 +87,32 @@ class Budget:
     def fits(self, memory_after_growth: int) -> bool:
         """Whether growing the search structures to ``memory_after_growth`` bytes respects the memory limit."""
         return self.limits.memory_limit is None or memory_after_growth <= self.limits.memory_limit
+
+
+class InterruptGuard:
+    """Context manager turning the first Ctrl-C into a flag the search checks between chunks (so it can return the
+    best model so far with status INTERRUPTED); a second Ctrl-C raises ``KeyboardInterrupt`` at once."""
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._previous = None
+
+    def _handler(self, signum, frame):
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+
+    def __enter__(self) -> "InterruptGuard":
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        import signal
+
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False

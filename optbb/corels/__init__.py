@@ -1,1 +1,13 @@
-"""corels"""
+"""CORELS: certifiably optimal rule lists (Angelino, Larus-Stone, Alabi, Seltzer & Rudin, JMLR 2018)."""
+from .model import Rule, RuleList
+from .search import ABLATIONS, POLICIES, solve
+
+__all__ = ["solve", "RuleList", "Rule", "POLICIES", "ABLATIONS", "CorelsClassifier"]
+
+
+def __getattr__(name):
+    if name == "CorelsClassifier":
+        from .estimator import CorelsClassifier
+
+        return CorelsClassifier
+    raise AttributeError(name)

@@ -1,0 +1,262 @@
+"""The CORELS inner loop (JMLR Algorithm 5), compiled with Numba and run in chunks of parent expansions.
+
+Order of checks per child ``(d_p, s)`` exactly as Algorithm 5 and the reference code:
+support (Thm 10) -> accurate support (Thm 11) -> hierarchical lower bound (Thm 1) -> objective and incumbent update ->
+equivalent points (Thm 20) combined with lookahead (Lemma 2) -> symmetry-aware map (Cor 16 / Thm 15) -> insert.
+Bounds are computed from integer counts with ``objective_value`` so every comparison is reproducible.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..common.bitset import popcount64
+from ..common.bounds import (accurate_support_too_small, majority_errors, objective_value, support_too_small)
+from ..common.queue import BFS, CURIOSITY, DFS, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push, heapify
+from .maps import MAP_CAPTURED, MAP_NONE, MAP_PREFIX, check_and_insert
+from .trie import (B0, DELETED, DEPTH, DERR, DONE, DPRED, ERR, LEAF, MAPSLOT, NCAP, NCHILD, PARENT, PRED, RULE,
+                   STATE, alloc_node, prune_up, read_prefix)
+
+# st (int64 state) slots
+HEAP_SIZE, SEQ, FREE_COUNT, HWM, LIVE, MAP_COUNT, BEST_LEN, LB_EVALS, INSERTIONS, EVALUATED, POPS, MAX_HEAP, \
+    MAX_DEPTH, MAX_LIVE, IMPROVED, BEST_ERR, N_IMPROVE, DISCARDED = range(18)
+N_STATE = 18
+# fst (float64 state) slots
+RC = 0
+# cfg slots
+C_POLICY, C_MAP, C_SUPPORT, C_ACCURATE, C_LOOKAHEAD, C_EQUIV, C_PREFIXLEN = range(7)
+# return codes
+QUEUE_EMPTY, BUDGET_DONE, NEED_GROW, IMPROVED_STOP = range(4)
+
+
+@njit(cache=True, inline="always")
+def _priority(policy, lam, n, err, b0, depth, ncap, objective):
+    if policy == LOWER_BOUND:
+        return objective_value(err + b0, depth, n, lam)
+    if policy == BFS:
+        return np.float64(depth)
+    if policy == DFS:
+        return -np.float64(depth)
+    if policy == OBJECTIVE:
+        return objective
+    # curiosity (JMLR §5.6): b(d_p) / supp(d_p)
+    if ncap == 0:
+        return 0.0
+    return objective_value(err, depth, n, lam) * n / ncap
+
+
+@njit(cache=True, inline="always")
+def node_lookahead(T, node, n, lam, lookahead):
+    """Bound on every extension of ``node`` (Thm 20 with Lemma 2): (err + b0)/N + lambda (K + 1)."""
+    extra = 1 if lookahead else 0
+    return objective_value(T[node, ERR] + T[node, B0], T[node, DEPTH] + extra, n, lam)
+
+
+@njit(cache=True)
+def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
+    for w in range(n_words):
+        u[w] = ~np.uint64(0)
+    u[n_words - 1] = tail_mask
+    for k in range(depth):
+        r = prefix[k]
+        for w in range(n_words):
+            u[w] &= ~rules[r, w]
+
+
+@njit(cache=True)
+def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hitem,
+              mkeys, mhashes, mused, mfval, mival, st, fst, best_prefix, max_expansions, stop_on_improve):
+    """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped."""
+    m, n_words = rules.shape
+    policy = cfg[C_POLICY]
+    map_type = cfg[C_MAP]
+    support_on = cfg[C_SUPPORT] != 0
+    accurate_on = cfg[C_ACCURATE] != 0
+    lookahead_on = cfg[C_LOOKAHEAD] != 0
+    equiv_on = cfg[C_EQUIV] != 0
+    prefixlen_on = cfg[C_PREFIXLEN] != 0
+    threshold = lam * n
+    extra = 1 if lookahead_on else 0
+    key_words = mkeys.shape[1]
+
+    prefix = np.zeros(m + 1, dtype=np.int64)
+    in_prefix = np.zeros(m, dtype=np.bool_)
+    u = np.zeros(n_words, dtype=np.uint64)
+    pkey = np.zeros(key_words, dtype=np.uint64)
+    key = np.zeros(key_words, dtype=np.uint64)
+    expansions = 0
+    st[IMPROVED] = 0
+
+    while expansions < max_expansions:
+        if st[HEAP_SIZE] == 0:
+            return QUEUE_EMPTY
+        free_slots = st[FREE_COUNT] + (T.shape[0] - st[HWM])
+        if free_slots < m or hkey.shape[0] - st[HEAP_SIZE] < m or \
+                (map_type != MAP_NONE and 2 * (st[MAP_COUNT] + m) > mused.shape[0]):
+            return NEED_GROW
+        node, _, st[HEAP_SIZE] = heap_pop(hkey, hseq, hitem, st[HEAP_SIZE])
+        st[POPS] += 1
+        depth = T[node, DEPTH]
+        rc = fst[RC]
+        deleted = read_prefix(T, node, prefix)
+        if deleted or node_lookahead(T, node, n, lam, lookahead_on) >= rc or \
+                (prefixlen_on and lam * (depth + 1) >= rc):
+            st[DISCARDED] += 1
+            prune_up(T, free_list, st, FREE_COUNT, LIVE, node)
+            continue
+
+        # --- expand: evaluate every child (d_p, s) ---
+        _uncaptured(rules, prefix, depth, n_words, tail_mask, u)
+        nu = 0
+        nu1 = 0
+        zu = 0
+        for w in range(n_words):
+            nu += popcount64(u[w])
+            nu1 += popcount64(u[w] & y1[w])
+            zu += popcount64(u[w] & z[w])
+        for k in range(depth):
+            in_prefix[prefix[k]] = True
+        if map_type == MAP_PREFIX:
+            pkey[:] = 0
+            for k in range(depth):
+                pkey[prefix[k] >> 6] |= np.uint64(1) << np.uint64(prefix[k] & 63)
+        err_p = T[node, ERR]
+        child_depth = depth + 1
+        improved_here = False
+
+        for s in range(m):
+            if in_prefix[s]:
+                continue
+            nv = 0
+            c1 = 0
+            zc = 0
+            for w in range(n_words):
+                t = u[w] & rules[s, w]
+                nv += popcount64(t)
+                c1 += popcount64(t & y1[w])
+                zc += popcount64(t & z[w])
+            if support_on and support_too_small(nv, threshold):  # Thm 10
+                continue
+            pred, rule_err = majority_errors(c1, nv)
+            if accurate_on and accurate_support_too_small(nv - rule_err, threshold):  # Thm 11
+                continue
+            st[LB_EVALS] += 1
+            err_c = err_p + rule_err
+            if objective_value(err_c, child_depth, n, lam) >= fst[RC]:  # Thm 1
+                continue
+            dpred, derr = majority_errors(nu1 - c1, nu - nv)
+            objective = objective_value(err_c + derr, child_depth, n, lam)
+            if objective < fst[RC]:
+                fst[RC] = objective
+                for k in range(depth):
+                    best_prefix[k] = prefix[k]
+                best_prefix[depth] = s
+                st[BEST_LEN] = child_depth
+                st[BEST_ERR] = err_c + derr
+                st[N_IMPROVE] += 1
+                improved_here = True
+            b0c = (zu - zc) if equiv_on else 0
+            if objective_value(err_c + b0c, child_depth + extra, n, lam) >= fst[RC]:  # Thm 20 + Lemma 2
+                continue
+            slot = -1
+            if map_type == MAP_PREFIX:  # Cor 16
+                for w in range(key_words):
+                    key[w] = pkey[w]
+                key[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
+                slot = check_and_insert(T, mkeys, mhashes, mused, mfval, mival, key, np.float64(err_c),
+                                        st, MAP_COUNT)
+                if slot < 0:
+                    continue
+            elif map_type == MAP_CAPTURED:  # Thm 15
+                for w in range(key_words):
+                    key[w] = u[w] & ~rules[s, w]
+                slot = check_and_insert(T, mkeys, mhashes, mused, mfval, mival, key,
+                                        objective_value(err_c, child_depth, n, lam), st, MAP_COUNT)
+                if slot < 0:
+                    continue
+            child = alloc_node(T, free_list, st, FREE_COUNT, HWM)
+            if slot >= 0:
+                mival[slot] = child
+            T[child, PARENT] = node
+            T[child, RULE] = s
+            T[child, DEPTH] = child_depth
+            T[child, ERR] = err_c
+            T[child, B0] = b0c
+            T[child, NCAP] = n - (nu - nv)
+            T[child, NCHILD] = 0
+            T[child, STATE] = LEAF
+            T[child, DELETED] = 0
+            T[child, PRED] = pred
+            T[child, DPRED] = dpred
+            T[child, DERR] = derr
+            T[child, MAPSLOT] = slot
+            T[node, NCHILD] += 1
+            st[LIVE] += 1
+            if st[LIVE] > st[MAX_LIVE]:
+                st[MAX_LIVE] = st[LIVE]
+            pri = _priority(policy, lam, n, err_c, b0c, child_depth, n - (nu - nv), objective)
+            st[HEAP_SIZE] = heap_push(hkey, hseq, hitem, st[HEAP_SIZE], pri, st[SEQ], child)
+            st[SEQ] += 1
+            st[INSERTIONS] += 1
+            if st[HEAP_SIZE] > st[MAX_HEAP]:
+                st[MAX_HEAP] = st[HEAP_SIZE]
+
+        for k in range(depth):
+            in_prefix[prefix[k]] = False
+        st[EVALUATED] += 1
+        expansions += 1
+        if depth > st[MAX_DEPTH]:
+            st[MAX_DEPTH] = depth
+        if T[node, NCHILD] == 0:
+            prune_up(T, free_list, st, FREE_COUNT, LIVE, node)
+        else:
+            T[node, STATE] = DONE
+        if improved_here:
+            st[IMPROVED] = 1
+            if stop_on_improve:
+                return IMPROVED_STOP
+    return BUDGET_DONE
+
+
+@njit(cache=True)
+def collect_garbage(T, free_list, hkey, hseq, hitem, st, fst, n, lam, lookahead_on):
+    """Garbage collection after the incumbent improves (JMLR §5.5): drop queued prefixes whose bound reaches the
+    incumbent or that descend from a dominated permutation, free their trie nodes, and re-heapify."""
+    rc = fst[RC]
+    kept = 0
+    for i in range(st[HEAP_SIZE]):
+        node = hitem[i]
+        if T[node, DELETED] != 0 or node_lookahead(T, node, n, lam, lookahead_on) >= rc or \
+                _deleted_ancestor(T, node):
+            prune_up(T, free_list, st, FREE_COUNT, LIVE, node)
+            continue
+        hkey[kept] = hkey[i]
+        hseq[kept] = hseq[i]
+        hitem[kept] = node
+        kept += 1
+    st[HEAP_SIZE] = kept
+    heapify(hkey, hseq, hitem, kept)
+
+
+@njit(cache=True)
+def _deleted_ancestor(T, node):
+    p = T[node, PARENT]
+    while p >= 0:
+        if T[p, DELETED] != 0:
+            return True
+        p = T[p, PARENT]
+    return False
+
+
+@njit(cache=True)
+def queue_lower_bound(T, hitem, st, fst, n, lam, lookahead_on):
+    """Global lower bound on the optimum: min(R^c, min over live queued prefixes of their extension bound)."""
+    best = fst[RC]
+    for i in range(st[HEAP_SIZE]):
+        node = hitem[i]
+        if T[node, DELETED] != 0:
+            continue
+        v = node_lookahead(T, node, n, lam, lookahead_on)
+        if v < best:
+            best = v
+    return best

@@ -1,0 +1,69 @@
+"""The CORELS prefix trie (JMLR §5.1) as a struct-of-arrays with a free list.
+
+Node ``i`` is row ``i`` of an ``int32`` matrix with the columns below.  A root-to-node path is a prefix; the node
+stores the integer counts from which every bound is recomputed by one formula (``common.bounds.objective_value``):
+errors of the prefix rules, the equivalent-points minority count among uncaptured samples (b0 * N), captured count.
+No bit vectors are stored per node: the uncaptured set is rebuilt from the path when a node is expanded.
+
+Memory is reclaimed as in the reference implementation: a leaf is freed when it is popped and discarded, an
+interior ("done") node when its last child goes (``prune_up``).  Deletion of a dominated permutation is lazy: the
+node is flagged, and its descendants are discarded when popped because an ancestor is flagged.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+PARENT, RULE, DEPTH, ERR, B0, NCAP, NCHILD, STATE, DELETED, PRED, DPRED, DERR, MAPSLOT = range(13)
+N_FIELDS = 13
+
+FREE, LEAF, DONE = 0, 1, 2
+
+
+def new_trie(capacity: int) -> np.ndarray:
+    return np.zeros((capacity, N_FIELDS), dtype=np.int32)
+
+
+@njit(cache=True)
+def alloc_node(T, free_list, st, FREE_COUNT, HWM):
+    """Id of a fresh node (reusing freed ids first).  The caller guarantees capacity."""
+    if st[FREE_COUNT] > 0:
+        st[FREE_COUNT] -= 1
+        return np.int64(free_list[st[FREE_COUNT]])
+    node = st[HWM]
+    st[HWM] += 1
+    return node
+
+
+@njit(cache=True)
+def prune_up(T, free_list, st, FREE_COUNT, LIVE, node):
+    """Free ``node`` and every ancestor left childless and already expanded (JMLR §5.5)."""
+    while True:
+        parent = T[node, PARENT]
+        T[node, STATE] = FREE
+        free_list[st[FREE_COUNT]] = node
+        st[FREE_COUNT] += 1
+        st[LIVE] -= 1
+        if parent < 0:
+            return
+        T[parent, NCHILD] -= 1
+        if T[parent, NCHILD] == 0 and T[parent, STATE] == DONE:
+            node = parent
+        else:
+            return
+
+
+@njit(cache=True)
+def read_prefix(T, node, prefix):
+    """Write the antecedent ids of ``node``'s prefix into ``prefix[:depth]``; returns True when the node or an
+    ancestor is flagged deleted (a dominated permutation)."""
+    deleted = False
+    p = node
+    k = T[node, DEPTH]
+    while k > 0:
+        k -= 1
+        prefix[k] = T[p, RULE]
+        if T[p, DELETED] != 0:
+            deleted = True
+        p = T[p, PARENT]
+    return deleted
