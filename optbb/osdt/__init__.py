@@ -1,1 +1,6 @@
-"""osdt"""
+"""OSDT: certifiably optimal sparse decision trees (Hu, Rudin & Seltzer, NeurIPS 2019) by branch and bound."""
+from .estimator import OSDTClassifier
+from .model import Tree
+from .search import ABLATIONS, POLICIES, solve
+
+__all__ = ["OSDTClassifier", "Tree", "solve", "ABLATIONS", "POLICIES"]

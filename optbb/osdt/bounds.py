@@ -1,0 +1,88 @@
+"""OSDT-specific bounds (Hu, Rudin & Seltzer, NeurIPS 2019), each citing the result it implements.
+
+Everything is in integer counts: ``errors`` and ``captured`` are numbers of samples, ``lam_n = lambda * N``.
+The objective value itself always comes from :func:`optbb.common.bounds.objective_value`, shared with CORELS.
+
+Tie handling: a test written ``<= lam_n`` prunes co-optimal trees as well; it never prunes the optimal *value*.
+Each such rule says "a tree violating it can be collapsed into one with fewer leaves and an objective no worse", so
+the optimal tree with the fewest leaves satisfies all the rules with strict inequality and is never pruned.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..common.bounds import objective_value
+
+
+@njit(cache=True, inline="always")
+def leaf_is_dead(errors, lam_n):
+    """Lower bound on leaf support, in the form the reference code uses (Thm 3.3, strengthened via Thm 3.4):
+    splitting a leaf removes at most its ``errors`` mistakes and adds at least one leaf, so a leaf with
+    ``errors <= lambda N`` is never split in a fewest-leaves optimal tree."""
+    return errors <= lam_n
+
+
+@njit(cache=True, inline="always")
+def split_needs_refinement(parent_errors, errors0, errors1, lam_n):
+    """Lower bound on incremental classification accuracy (Thm 3.4): if splitting a leaf gains at most
+    ``lambda N`` correct predictions, the two new leaves cannot both stay leaves in a fewest-leaves optimal tree,
+    so every descendant must split at least one of them."""
+    return parent_errors - errors0 - errors1 <= lam_n
+
+
+@njit(cache=True, inline="always")
+def leaf_accuracy_too_small(n_captured, errors, lam_n):
+    """Leaf accurate support (Thm 3.5): every leaf of a fewest-leaves optimal tree classifies more than
+    ``lambda N`` samples correctly; the correct count only shrinks down a path, so a split producing a child with
+    ``n_captured - errors <= lambda N`` is excluded for that leaf and all its descendants (the feature is dead)."""
+    return n_captured - errors <= lam_n
+
+
+@njit(cache=True, inline="always")
+def entry_bound(unchanged_errors, split_b0, n_leaves, n_split, n_samples, lam, lookahead, equivalent_points):
+    """Bound used to prune a queue entry (a tree plus the leaves it will split).
+
+    * hierarchical lower bound (Thm 3.1): ``b = unchanged_errors / N + lambda * H`` (always on);
+    * equivalent points (Thm B.2): add ``b0`` of the leaves to split, the minority labels they capture;
+    * one-step lookahead (Lemma 3.2, generalised to ``s`` simultaneous splits): each split leaf adds a leaf, so
+      add ``lambda * s``.
+    """
+    errors = unchanged_errors
+    if equivalent_points:
+        errors += split_b0
+    leaves = n_leaves
+    if lookahead:
+        leaves += n_split
+    return objective_value(errors, leaves, n_samples, lam)
+
+
+@njit(cache=True, inline="always")
+def leaf_count_bound(unchanged_errors, n_leaves, n_split, n_samples, lam):
+    """Prefix-specific upper bound on the number of leaves (Thm C.3), in its sound form: a descendant with
+    ``H'`` leaves costs at least ``b + lambda (H' - H)``, so to beat ``R^c`` it needs ``H' < H + (R^c - b)/lambda``.
+    An entry splitting ``s`` leaves yields ``H' >= H + s``; this returns the cost of that smallest descendant,
+    ``b + lambda s``, to be compared with ``R^c``.  (The paper's ``floor`` form can prune an optimum when
+    ``(R^c - b)/lambda`` is not an integer; it is not used.)"""
+    return objective_value(unchanged_errors, n_leaves + n_split, n_samples, lam)
+
+
+@njit(cache=True, inline="always")
+def binary_entropy(p):
+    """Entropy (bits) of a Bernoulli(p); 0 at p in {0, 1}."""
+    if p <= 0.0 or p >= 1.0:
+        return 0.0
+    return -(p * math.log2(p) + (1.0 - p) * math.log2(1.0 - p))
+
+
+@njit(cache=True, inline="always")
+def gini_impurity(p):
+    """Gini impurity ``2 p (1 - p)`` of a Bernoulli(p)."""
+    return 2.0 * p * (1.0 - p)
+
+
+def a_priori_leaf_bound(upper_bound: float, lam: float) -> int:
+    """Thm C.1 / Cor C.2 with the off-by-one of Cor C.2 fixed: a tree that beats ``upper_bound`` has fewer than
+    ``upper_bound / lambda`` leaves, so at most ``floor(upper_bound / lambda) + 1`` (a safe margin for floats)."""
+    return int(math.floor(upper_bound / lam)) + 1

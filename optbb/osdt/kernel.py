@@ -1,0 +1,476 @@
+"""The OSDT branch-and-bound loop in Numba (Hu, Rudin & Seltzer 2019, Algorithm 1 with the reference's choices).
+
+A queue entry is a tree (a leaf set in the Tree cache) plus a split mask over its leaves: the entry stands for every
+tree obtained by splitting exactly the masked leaves (and then possibly their descendants).  Popping an entry
+enumerates one split feature per masked leaf; each resulting child tree is evaluated once (Tree cache), may become
+the incumbent, and pushes one entry per admissible split mask over its new leaves.  Leaves left unsplit stay leaves
+forever, so the leaves a tree may split are exactly its deepest leaves, and a leaf set fixes its own entries.
+
+The loop runs in chunks (``max_pops`` pops) and returns to Python, which checks time, interrupts and memory and
+grows the arrays.  When a structure is full in the middle of an expansion, the kernel returns a NEED_* code and
+the expansion resumes at the same feature combination: nothing partial is committed.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..common.bitset import popcount64
+from ..common.bounds import objective_value
+from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push
+from .bounds import (binary_entropy, entry_bound, gini_impurity, leaf_accuracy_too_small, leaf_count_bound,
+                     split_needs_refinement)
+from .caches import (NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, init_root_leaf, leaf_lookup_or_create,
+                     tree_find, tree_hash)
+
+# int64 state vector
+S_NLEAVES, S_NTREES, S_TLUSED, S_HEAP, S_ETAIL, S_FREE, S_SEQ, S_COUNT, S_POPS, S_RESUME, S_INC, S_COUNT_OPT, \
+    S_MAXHEAP, S_NEED, S_NEED2, S_POPS_OPT = range(16)
+N_STATE = 16
+# int parameters
+P_N, P_M, P_MAXDEPTH, P_MAXLEAVES, P_POLICY, P_SUPPORT, P_INCR, P_ACCU, P_LOOKAHEAD, P_EQUIV, P_LEAFBOUND, \
+    P_COUNTLIMIT, P_LMAX = range(13)
+N_IPARAMS = 13
+# float parameters / state
+F_LAM, F_LAMN, F_RC = range(3)
+
+DONE, CHUNK_END, COUNT_LIMIT = 0, 5, 6
+_TOL = 1e-12
+
+
+@njit(cache=True, inline="always")
+def _bit(words, i):
+    return (words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
+
+
+@njit(cache=True)
+def _free_features(leaves, lid, n_features):
+    """Number of features a leaf could still split on (not on its path, not dead)."""
+    key, dead_feat = leaves[1], leaves[2]
+    kw = dead_feat.shape[1]
+    used = 0
+    for i in range(kw):
+        used += popcount64(key[lid, i] | key[lid, kw + i] | dead_feat[lid, i])
+    return n_features - used
+
+
+@njit(cache=True)
+def _splittable(leaves, lid, ip):
+    depth, dead = leaves[7], leaves[8]
+    if depth[lid] >= ip[P_MAXDEPTH]:
+        return False
+    if dead[lid]:
+        return False
+    return _free_features(leaves, lid, ip[P_M]) > 0
+
+
+@njit(cache=True)
+def _policy_key(policy, lb_err, n_leaves, obj, n_samples, lam, ncap_split, hn_unchanged):
+    if policy == CURIOSITY:
+        lb = objective_value(lb_err, n_leaves, n_samples, lam)
+        if ncap_split >= n_samples:
+            return lb / (0.01 / n_samples)
+        return lb / ((n_samples - ncap_split) / n_samples)
+    if policy == LOWER_BOUND:
+        return objective_value(lb_err, n_leaves, n_samples, lam)
+    if policy == OBJECTIVE:
+        return obj
+    if policy == ENTROPY or policy == GINI:
+        rest = n_samples - ncap_split
+        if rest <= 0:
+            return hn_unchanged / 0.01
+        return hn_unchanged / rest
+    return 0.0  # FIFO: the insertion counter decides
+
+
+@njit(cache=True)
+def _leaf_hn(policy, n_cap, err):
+    if n_cap == 0:
+        return 0.0
+    p = err / n_cap
+    if policy == ENTROPY:
+        return binary_entropy(p) * n_cap
+    if policy == GINI:
+        return gini_impurity(p) * n_cap
+    return 0.0
+
+
+@njit(cache=True)
+def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, total_hn, n_leaves, obj, rc,
+                     ip, fp, scratch, wmask, optv, best, suffix):
+    """Write every admissible split mask of a child tree into ``scratch``; returns their number or -1 (full).
+
+    Pair ``j`` holds the two leaves made by splitting one leaf; option bits choose which of them to split.
+    Admissible: at least one leaf split; both leaves allowed by the support / depth / feature rules; for a pair
+    flagged by the incremental accuracy bound at least one of the two split; ``max_leaves``; and the entry's
+    bound (hierarchical + equivalent points + lookahead, and the leaf-count bound) below the incumbent."""
+    n_samples, lam, lam_n = ip[P_N], fp[F_LAM], fp[F_LAMN]
+    la, eq, lbf, policy = ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0, ip[P_LEAFBOUND] != 0, ip[P_POLICY]
+    max_leaves = ip[P_MAXLEAVES]
+    sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch
+    # best achievable gain per pair (error units) for optimistic pruning of the enumeration
+    for j in range(npairs):
+        bj = -1e300
+        for o in range(4):
+            if (o & 1 and not spl[2 * j]) or (o & 2 and not spl[2 * j + 1]) or (o == 0 and flag[j]):
+                continue
+            g = 0.0
+            for b in range(2):
+                if o >> b & 1:
+                    q = 2 * j + b
+                    g += (perr[q] - (pb0[q] if eq else 0)) - (lam_n if la else 0.0)
+            if g > bj:
+                bj = g
+        if bj == -1e300:
+            return 0  # a pair that must be refined cannot be: no admissible mask
+        best[j] = bj
+    suffix[npairs] = 0.0
+    for j in range(npairs - 1, -1, -1):
+        suffix[j] = suffix[j + 1] + best[j]
+    base = total_err + lam_n * n_leaves
+    for w in range(wmask.shape[0]):
+        wmask[w] = 0
+    k = 0
+    cur_gain, cur_err, cur_b0, cur_s, cur_ncap, cur_hn = 0.0, 0, 0, 0, 0, 0.0
+    j = 0
+    optv[0] = -1
+    while j >= 0:
+        o = optv[j]
+        if o > 0:
+            for b in range(2):
+                if o >> b & 1:
+                    q = 2 * j + b
+                    cur_gain -= (perr[q] - (pb0[q] if eq else 0)) - (lam_n if la else 0.0)
+                    cur_err -= perr[q]
+                    cur_b0 -= pb0[q]
+                    cur_s -= 1
+                    cur_ncap -= pncap[q]
+                    cur_hn -= phn[q]
+                    p = pos[q]
+                    wmask[p >> 6] &= ~(np.uint64(1) << np.uint64(p & 63))
+        o += 1
+        while o <= 3 and ((o & 1 and not spl[2 * j]) or (o & 2 and not spl[2 * j + 1]) or (o == 0 and flag[j])):
+            o += 1
+        if o > 3:
+            j -= 1
+            continue
+        optv[j] = o
+        for b in range(2):
+            if o >> b & 1:
+                q = 2 * j + b
+                cur_gain += (perr[q] - (pb0[q] if eq else 0)) - (lam_n if la else 0.0)
+                cur_err += perr[q]
+                cur_b0 += pb0[q]
+                cur_s += 1
+                cur_ncap += pncap[q]
+                cur_hn += phn[q]
+                p = pos[q]
+                wmask[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+        if n_leaves + cur_s > max_leaves:
+            continue
+        if (base - cur_gain - suffix[j + 1]) / n_samples >= rc + _TOL:
+            continue
+        if j < npairs - 1:
+            j += 1
+            optv[j] = -1
+            continue
+        if cur_s == 0:
+            continue
+        lb_err = total_err - cur_err
+        prune = entry_bound(lb_err, cur_b0, n_leaves, cur_s, n_samples, lam, la, eq)
+        if lbf:
+            prune = max(prune, leaf_count_bound(lb_err, n_leaves, cur_s, n_samples, lam))
+        if prune >= rc:
+            continue
+        if k >= sc_prune.shape[0]:
+            return -1
+        for w in range(wmask.shape[0]):
+            sc_mask[k, w] = wmask[w]
+        sc_prune[k] = prune
+        sc_lbnd[k] = objective_value(lb_err + cur_b0, n_leaves + cur_s, n_samples, lam)
+        sc_key[k] = _policy_key(policy, lb_err, n_leaves, obj, n_samples, lam, cur_ncap, total_hn - cur_hn)
+        sc_s[k] = cur_s
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _alloc_entry(entries, st):
+    free = entries[5]
+    if st[S_FREE] > 0:
+        st[S_FREE] -= 1
+        return free[st[S_FREE]]
+    e = st[S_ETAIL]
+    st[S_ETAIL] += 1
+    return e
+
+
+@njit(cache=True)
+def _release_entry(entries, st, e):
+    entries[5][st[S_FREE]] = e
+    st[S_FREE] += 1
+
+
+@njit(cache=True)
+def _push_entry(entries, heap, st, tree, mask_row, prune, lbnd, s, key):
+    e = _alloc_entry(entries, st)
+    en_tree, en_mask, en_prune, en_lbnd, en_s, _ = entries
+    en_tree[e] = tree
+    for w in range(en_mask.shape[1]):
+        en_mask[e, w] = mask_row[w]
+    en_prune[e] = prune
+    en_lbnd[e] = lbnd
+    en_s[e] = s
+    hkey, hseq, hitem = heap
+    st[S_HEAP] = heap_push(hkey, hseq, hitem, st[S_HEAP], key, st[S_SEQ], e)
+    st[S_SEQ] += 1
+    st[S_COUNT] += 1
+    if st[S_HEAP] > st[S_MAXHEAP]:
+        st[S_MAXHEAP] = st[S_HEAP]
+
+
+@njit(cache=True)
+def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
+    """Root leaf, root tree (evaluated as a candidate incumbent) and the root entry (split the root)."""
+    n_samples, lam = ip[P_N], fp[F_LAM]
+    counts = np.zeros(1, dtype=np.int64)
+    init_root_leaf(data, leaves, ltable, counts, n_samples, fp[F_LAMN], ip[P_SUPPORT] != 0)
+    st[S_NLEAVES] = counts[0]
+    toff, tlen, terr, tleaves = trees
+    tslot, thash = ttable
+    ids = np.zeros(1, dtype=np.int64)
+    buf = np.zeros(1, dtype=np.uint64)
+    h = tree_hash(ids, 1, buf)
+    slot = tree_find(tslot, thash, toff, tlen, tleaves, ids, 1, h)
+    fs = -slot - 1
+    toff[0], tlen[0], terr[0], tleaves[0] = 0, 1, leaves[4][0], 0
+    tslot[fs], thash[fs] = 0, h
+    st[S_NTREES], st[S_TLUSED] = 1, 1
+    obj = objective_value(leaves[4][0], 1, n_samples, lam)
+    if obj < fp[F_RC]:
+        fp[F_RC] = obj
+        st[S_INC] = 0
+    if ip[P_MAXLEAVES] >= 2 and _splittable(leaves, 0, ip):
+        b0 = leaves[5][0]
+        prune = entry_bound(0, b0, 1, 1, n_samples, lam, ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0)
+        if ip[P_LEAFBOUND] != 0:
+            prune = max(prune, leaf_count_bound(0, 1, 1, n_samples, lam))
+        if prune < fp[F_RC]:
+            mask = np.zeros(entries[1].shape[1], dtype=np.uint64)
+            mask[0] = 1
+            _push_entry(entries, heap, st, 0, mask, prune, objective_value(b0, 2, n_samples, lam), 1, 0.0)
+
+
+@njit(cache=True)
+def frontier_bound(entries, heap, st):
+    """Smallest proven bound over the queue and the entry being expanded (inf if none)."""
+    en_lbnd = entries[3]
+    hitem = heap[2]
+    b = np.inf
+    for i in range(st[S_HEAP]):
+        v = en_lbnd[hitem[i]]
+        if v < b:
+            b = v
+    if st[S_RESUME] >= 0 and en_lbnd[st[S_RESUME]] < b:
+        b = en_lbnd[st[S_RESUME]]
+    return b
+
+
+@njit(cache=True)
+def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, w):
+    """Enumerate the children of queue entry ``item`` from combination ``digits``; 0 when finished, else NEED_*."""
+    (masked, unchanged, cand0, cand1, ncand, newids, neworig, newpos, child, hbuf, pos, spl, flag, perr, pb0,
+     pncap, phn, wmask, optv, best, suffix, key_buf, counts) = w
+    n_samples, n_features, lam, lam_n = ip[P_N], ip[P_M], fp[F_LAM], fp[F_LAMN]
+    policy = ip[P_POLICY]
+    accu, incr = ip[P_ACCU] != 0, ip[P_INCR] != 0
+    key, dead_feat, n_cap, err = leaves[1], leaves[2], leaves[3], leaves[4]
+    kw = dead_feat.shape[1]
+    toff, tlen, terr, tleaves = trees
+    tslot, thash = ttable
+    en_tree, en_mask, en_prune = entries[0], entries[1], entries[2]
+    sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch
+    t = en_tree[item]
+    n_old = tlen[t]
+    off = toff[t]
+    s = 0
+    nu = 0
+    uerr = 0
+    for p in range(n_old):
+        lid = tleaves[off + p]
+        if _bit(en_mask[item], p):
+            masked[s] = lid
+            s += 1
+        else:
+            unchanged[nu] = lid
+            nu += 1
+            uerr += err[lid]
+    # candidate features of each leaf to split, with their two children (leaf cache); leaf accurate support
+    counts[0] = st[S_NLEAVES]
+    for i in range(s):
+        lid = masked[i]
+        nc = 0
+        for f in range(n_features):
+            wi, bi = f >> 6, np.uint64(f & 63)
+            if ((key[lid, wi] | key[lid, kw + wi] | dead_feat[lid, wi]) >> bi) & np.uint64(1):
+                continue
+            c0 = leaf_lookup_or_create(lid, f, 0, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0)
+            c1 = leaf_lookup_or_create(lid, f, 1, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0)
+            if accu and (leaf_accuracy_too_small(n_cap[c0], err[c0], lam_n)
+                         or leaf_accuracy_too_small(n_cap[c1], err[c1], lam_n)):
+                dead_feat[lid, wi] |= np.uint64(1) << bi
+                continue
+            cand0[i, nc] = c0
+            cand1[i, nc] = c1
+            nc += 1
+        ncand[i] = nc
+    st[S_NLEAVES] = counts[0]
+    for i in range(s):
+        if ncand[i] == 0:
+            return DONE
+    n_new = n_old + s
+    while True:
+        if en_prune[item] >= fp[F_RC]:
+            return DONE  # the incumbent improved while expanding: the remaining children are dominated
+        # children leaves of this combination, sorted by id (insertion sort, 2s entries)
+        m = 2 * s
+        for i in range(s):
+            newids[2 * i] = cand0[i, digits[i]]
+            newids[2 * i + 1] = cand1[i, digits[i]]
+            neworig[2 * i] = 2 * i
+            neworig[2 * i + 1] = 2 * i + 1
+        for a in range(1, m):
+            vi, vo = newids[a], neworig[a]
+            b = a - 1
+            while b >= 0 and newids[b] > vi:
+                newids[b + 1] = newids[b]
+                neworig[b + 1] = neworig[b]
+                b -= 1
+            newids[b + 1] = vi
+            neworig[b + 1] = vo
+        # merge with the (already sorted) unchanged leaves: canonical key of the child
+        a = 0
+        b = 0
+        total_err = uerr
+        for p in range(n_new):
+            if b >= m or (a < nu and unchanged[a] < newids[b]):
+                child[p] = unchanged[a]
+                a += 1
+            else:
+                child[p] = newids[b]
+                newpos[neworig[b]] = p
+                total_err += err[newids[b]]
+                b += 1
+        h = tree_hash(child, n_new, hbuf)
+        slot = tree_find(tslot, thash, toff, tlen, tleaves, child, n_new, h)
+        if slot < 0:  # a new leaf set (Tree cache: permutations are evaluated once)
+            obj = objective_value(total_err, n_new, n_samples, lam)
+            rc = min(fp[F_RC], obj)
+            total_hn = 0.0
+            if policy == ENTROPY or policy == GINI:
+                for p in range(n_new):
+                    total_hn += _leaf_hn(policy, n_cap[child[p]], err[child[p]])
+            for i in range(s):
+                parent = masked[i]
+                for bb in range(2):
+                    q = 2 * i + bb
+                    lid = cand0[i, digits[i]] if bb == 0 else cand1[i, digits[i]]
+                    pos[q] = newpos[q]
+                    spl[q] = _splittable(leaves, lid, ip)
+                    perr[q] = err[lid]
+                    pb0[q] = leaves[5][lid]
+                    pncap[q] = n_cap[lid]
+                    phn[q] = _leaf_hn(policy, n_cap[lid], err[lid])
+                flag[i] = incr and split_needs_refinement(err[parent], perr[2 * i], perr[2 * i + 1], lam_n)
+            k = 0
+            if n_new < ip[P_LMAX]:  # a larger tree costs lambda * n_new > R^c: no entry can survive
+                k = _enumerate_masks(s, pos, spl, flag, perr, pb0, pncap, phn, total_err, total_hn, n_new, obj, rc,
+                                     ip, fp, scratch, wmask, optv, best, suffix)
+            if k < 0:
+                st[S_NEED] = 2 * sc_prune.shape[0]
+                return NEED_SCRATCH
+            if (st[S_NTREES] + 1 > toff.shape[0] or 2 * (st[S_NTREES] + 1) > tslot.shape[0]
+                    or st[S_TLUSED] + n_new > tleaves.shape[0]):
+                st[S_NEED] = st[S_NTREES] + 1
+                st[S_NEED2] = st[S_TLUSED] + n_new
+                return NEED_TREES
+            ecap = en_tree.shape[0]
+            if st[S_HEAP] + k > ecap or k > st[S_FREE] + (ecap - st[S_ETAIL]):
+                st[S_NEED] = ecap + k
+                return NEED_ENTRIES
+            # commit: insert the tree, update the incumbent, push its entries
+            tid = st[S_NTREES]
+            st[S_NTREES] += 1
+            toff[tid] = st[S_TLUSED]
+            tlen[tid] = n_new
+            terr[tid] = total_err
+            for p in range(n_new):
+                tleaves[st[S_TLUSED] + p] = child[p]
+            st[S_TLUSED] += n_new
+            fs = -slot - 1
+            tslot[fs] = tid
+            thash[fs] = h
+            if obj < fp[F_RC]:
+                fp[F_RC] = obj
+                st[S_INC] = tid
+                st[S_COUNT_OPT] = st[S_COUNT]
+                st[S_POPS_OPT] = st[S_POPS]
+            for q in range(k):
+                if sc_prune[q] < fp[F_RC]:
+                    _push_entry(entries, heap, st, tid, sc_mask[q], sc_prune[q], sc_lbnd[q], sc_s[q], sc_key[q])
+        # next combination (last leaf varies fastest)
+        i = s - 1
+        while i >= 0:
+            digits[i] += 1
+            if digits[i] < ncand[i]:
+                break
+            digits[i] = 0
+            i -= 1
+        if i < 0:
+            return DONE
+
+
+@njit(cache=True)
+def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, max_pops):
+    """Pop and expand up to ``max_pops`` entries.  Returns DONE (queue empty), CHUNK_END, COUNT_LIMIT or NEED_*."""
+    n_features = ip[P_M]
+    cap = 2 * ip[P_LMAX] + 4
+    mw = entries[1].shape[1]
+    w = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros((cap, max(n_features, 1)), np.int64),
+         np.zeros((cap, max(n_features, 1)), np.int64), np.zeros(cap, np.int64), np.zeros(2 * cap, np.int64),
+         np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.int64), np.zeros(3 * cap, np.int64),
+         np.zeros(3 * cap, np.uint64), np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.bool_),
+         np.zeros(cap, np.bool_), np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.int64),
+         np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.float64), np.zeros(mw, np.uint64),
+         np.zeros(cap + 1, np.int64), np.zeros(cap + 1, np.float64), np.zeros(cap + 2, np.float64),
+         np.zeros(leaves[1].shape[1], np.uint64), np.zeros(1, np.int64))
+    en_prune, en_s = entries[2], entries[4]
+    hkey, hseq, hitem = heap
+    pops = 0
+    while True:
+        item = st[S_RESUME]
+        if item < 0:
+            if st[S_HEAP] == 0:
+                return DONE
+            if pops >= max_pops:
+                return CHUNK_END
+            if st[S_COUNT] >= ip[P_COUNTLIMIT]:
+                return COUNT_LIMIT
+            need = st[S_NLEAVES] + 2 * en_s[hitem[0]] * n_features + 1
+            if need > leaves[0].shape[0] or 2 * need > ltable[0].shape[0]:
+                st[S_NEED] = need
+                return NEED_LEAVES
+            item, _, st[S_HEAP] = heap_pop(hkey, hseq, hitem, st[S_HEAP])
+            pops += 1
+            st[S_POPS] += 1
+            if en_prune[item] >= fp[F_RC]:
+                _release_entry(entries, st, item)
+                continue
+            for i in range(digits.shape[0]):
+                digits[i] = 0
+        code = _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, w)
+        if code != DONE:
+            st[S_RESUME] = item
+            return code
+        st[S_RESUME] = -1
+        _release_entry(entries, st, item)
