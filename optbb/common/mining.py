@@ -132,19 +132,34 @@ def mine_antecedents(data: BinaryDataset, max_card: int = 2, min_support: float 
     return _collect(data, _conjunctions(data.X, max_card, negations), keep, dedupe)
 
 
+def class_support_threshold(min_support: float):
+    """``min_support`` as an exact fraction ``(num, den)``: an itemset with ``count`` rows in a class of ``n_class``
+    rows is frequent iff ``count * den >= num * n_class`` (pyfim's ``count * 100 >= supp * n_class`` for a
+    percentage ``supp``, without floating-point rounding: ``0.1 * 30`` is not ``3``)."""
+    from fractions import Fraction
+
+    f = Fraction(str(float(min_support))).limit_denominator(10 ** 9)
+    return f.numerator, f.denominator
+
+
 def mine_classwise(data: BinaryDataset, max_card: int = 2, min_support: float = 0.1, negations: bool = False,
                    dedupe: bool = True) -> MinedAntecedents:
     """Itemsets of up to ``max_card`` literals with support at least ``min_support`` within the positive class or
-    within the negative class (FRL's miner, replacing the reference's FP-growth on each class)."""
+    within the negative class (FRL's miner, replacing the reference's FP-growth on each class).
+
+    The test is exact (:func:`class_support_threshold`).  With ``min_support = 0`` every itemset qualifies, so with
+    ``max_card = 1`` the antecedents are exactly the columns of ``X`` (identical columns merged when ``dedupe``).
+    """
     _check_params(max_card, min_support)
     pos = data.y == 1
     n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    num, den = class_support_threshold(min_support)
 
     def keep(col):
+        if num == 0:
+            return True
         c = col.astype(bool)
         in_pos, in_neg = int((c & pos).sum()), int((c & ~pos).sum())
-        if in_pos + in_neg == 0:
-            return False
-        return (n_pos > 0 and in_pos >= min_support * n_pos) or (n_neg > 0 and in_neg >= min_support * n_neg)
+        return (n_pos > 0 and in_pos * den >= num * n_pos) or (n_neg > 0 and in_neg * den >= num * n_neg)
 
     return _collect(data, _conjunctions(data.X, max_card, negations), keep, dedupe)
