@@ -133,13 +133,18 @@ def frl_optimal_lists(X, y, w, C, tol=1e-12):
     return best, [d for v, d in vals if v <= best + tol]
 
 
-def soft_optimum(X, y, w, C, C1, prefix=()):
-    """(min L~, argmin list) of Program 5.1 over compatible lists beginning with ``prefix``."""
+def soft_optimum(X, y, w, C, C1, prefix=(), positive_rules_only=False):
+    """(min L~, argmin list) of Program 5.1 over compatible lists beginning with ``prefix``; with
+    ``positive_rules_only``, only lists whose every rule captures a positive (those with a non-zero curiosity (12)
+    at each step)."""
     cols, pos, neg = masks(X, y)
     n = len(y)
     best, arg = float("inf"), None
     for d in all_lists(cols, pos, neg, prefix, require_falling=False):
-        L = soft_objective(list_counts(d, cols, pos, neg), n, w, C, C1)
+        counts = list_counts(d, cols, pos, neg)
+        if positive_rules_only and any(p == 0 for p, _ in counts[:-1]):
+            continue
+        L = soft_objective(counts, n, w, C, C1)
         if L < best:
             best, arg = L, d
     return best, arg

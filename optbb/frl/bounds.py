@@ -28,10 +28,20 @@ def reference_feasible(alast_p, alast_n, rp, rn):
 
 
 @njit(cache=True, inline="always")
+def _inverse_alpha_term(lp, ln, rp):
+    """``(1/alpha_{|e|-1} - 1) * rp`` with ``1/alpha - 1 = ln / lp``; 0 when ``rp = 0``, ``+inf`` when ``alpha = 0``."""
+    if rp == 0:
+        return 0.0
+    if lp == 0:
+        return math.inf
+    return (ln / lp) * rp
+
+
+@njit(cache=True, inline="always")
 def frl_completion_bound(lp, ln, rp, rn, n, w, C):
     """Theorem 4.6, Eq. (8), the part added to ``L(e)``:
     ``min((1/alpha_{|e|-1} - 1) rp / n + C, w rp / n, rn / n)``; ``L*(e) = L(e) + this``."""
-    t1 = (ln / lp) * rp / n + C
+    t1 = _inverse_alpha_term(lp, ln, rp) / n + C
     t2 = w * rp / n
     t3 = rn / n
     return min(t1, min(t2, t3))
@@ -47,7 +57,7 @@ def frl_prefix_bound(L_e, lp, ln, rp, rn, n, w, C):
 def frl_should_stop(lp, ln, rp, rn, n, w, C):
     """Theorem 4.6, Inequality (9): ``C >= min(w rp / n, rn / n) - (1/alpha_{|e|-1} - 1) rp / n``.  When it holds,
     ``{e, tilde alpha_e}`` (the else clause right now) is the best completion of ``e``."""
-    return C >= min(w * rp / n, rn / n) - (ln / lp) * rp / n
+    return C >= min(w * rp / n, rn / n) - _inverse_alpha_term(lp, ln, rp) / n
 
 
 @njit(cache=True, inline="always")

@@ -503,9 +503,7 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
     best_len = np.zeros(1, dtype=np.int64)
     stats = np.zeros(N_STATS, dtype=np.int64)
     levels = A + 1
-    iter_L = np.empty(n_iter, dtype=np.float64)
-    iter_t = np.empty(n_iter, dtype=np.float64)
-    cand = np.full((n_iter, levels), -1, dtype=np.int32)
+    iter_L, iter_t, cand = [], [], []   # per chunk; candidate rows trimmed to the levels reached
     done = 0
     status = Status.ITERATION_LIMIT
     chunk = 16
@@ -521,34 +519,46 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
                 status = Status.TIME_LIMIT
                 break
             m = min(chunk, n_iter - done)
+            c_L = np.empty(m, dtype=np.float64)
+            c_cand = np.empty((m, levels), dtype=np.int32)
             t0 = time.perf_counter()
             args = (data.Xpos, data.Xneg, data.tot_pos, data.tot_neg, data.pair_pos, data.pair_neg,
                     data.use_pairs, data.all_pos, data.all_neg, float(data.n), float(w), float(C))
             if soft:
                 soft_chunk(*args, float(C1), float(p_stop), float(lam), m, rng, best_L, best_rules, best_len,
-                           iter_L[done:done + m], cand[done:done + m], stats)
+                           c_L, c_cand, stats)
             else:
                 frl_chunk(*args, float(p_stop), float(lam), bool(paper_feasibility), m, rng, best_L, best_rules,
-                          best_len, iter_L[done:done + m], cand[done:done + m], stats)
+                          best_len, c_L, c_cand, stats)
             t1 = time.perf_counter()
-            iter_t[done:done + m] = (t0 - start) + (t1 - t0) * np.arange(1, m + 1) / m
+            iter_L.append(c_L)
+            iter_t.append((t0 - start) + (t1 - t0) * np.arange(1, m + 1) / m)
+            reached = (c_cand >= 0).any(axis=0).nonzero()[0]
+            cand.append(c_cand[:, :int(reached.max()) + 1 if reached.size else 1].copy())
             done += m
             # aim at chunks of about 50 ms, so limits and Ctrl-C are honoured promptly
             per = (t1 - t0) / m
             chunk = int(min(max(1, 0.05 / per if per > 0 else 4096), 4096))
+            if time_limit is not None:
+                chunk = max(1, min(chunk, int((time_limit - (t1 - start)) / per) + 1 if per > 0 else chunk))
     total = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
-    ml = cand[:done]
-    reached = ml >= 0
-    used_levels = int(reached.any(axis=0).nonzero()[0].max()) + 1 if reached.any() else 0
+    width = max([c.shape[1] for c in cand], default=1)
+    ml = np.full((done, width), -1, dtype=np.int32)
+    row = 0
+    for c in cand:
+        ml[row:row + c.shape[0], :c.shape[1]] = c
+        row += c.shape[0]
+    iter_L = np.concatenate(iter_L) if iter_L else np.empty(0)
+    iter_t = np.concatenate(iter_t) if iter_t else np.empty(0)
     return {
         "rules": best_rules[:best_len[0]].copy(),
         "objective": float(best_L[0]),
         "status": status,
         "n_iter": done,
-        "iter_objective": iter_L[:done].copy(),
-        "iter_time": iter_t[:done].copy(),
-        "candidates": ml[:, :max(used_levels, 1)].copy(),
+        "iter_objective": iter_L,
+        "iter_time": iter_t,
+        "candidates": ml,
         "stats": {"words_scanned": int(stats[ST_WORDS]), "bytes_scanned": int(stats[ST_WORDS]) * 8,
                   "candidate_scans": int(stats[ST_SCANS]), "antecedent_tests": int(stats[ST_TESTS]),
                   "early_exits": int(stats[ST_EARLY_EXIT]), "levels": int(stats[ST_LEVELS])},
