@@ -415,9 +415,10 @@ def run_osdt_reference(csv_path, lam, timeout=DEFAULT_TIMEOUT, options=None, pyt
         result.setdefault("stderr_tail", stderr[-_TAIL:])
         return result
     result.update(_key_values(lines[-1]))
-    n = _count_rows(csv_path)
-    errors = round((1.0 - result["accuracy"]) * n)  # accuracy is printed with 6 decimals, enough for n < 10**5
-    result.update(n=n, errors=errors, objective=errors / n + lam * result["leaves"])
+    if isinstance(result.get("leaves"), int):  # 'NA' when OSDT fell back to its CART tree
+        n = _count_rows(csv_path)
+        errors = round((1.0 - result["accuracy"]) * n)  # accuracy has 6 decimals, exact for n < 10**5
+        result.update(n=n, errors=errors, objective=errors / n + lam * result["leaves"])
     limited = (options or {}).get("timelimit") not in (None, 0, float("inf"))
     result["status"] = result["status"] or ("not_converged" if limited else "certified")
     result["certified"] = result["status"] == "certified"
