@@ -483,13 +483,14 @@ class SearchData:
 
 
 def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n_iter: int, p_stop: float,
-               lam: float, paper_feasibility: bool, random_state, time_limit: float | None):
+               lam: float, paper_feasibility: bool, random_state, time_limit: float | None, target: float | None = None):
     """Run Algorithm FRL (``soft=False``) or softFRL in chunks of iterations.
 
     Returns a dict: ``rules`` (antecedent indices of the best list), ``objective``, ``status`` (ITERATION_LIMIT,
     TIME_LIMIT or INTERRUPTED), ``iter_objective`` (objective of each iteration's list), ``iter_time`` (seconds since
     the start at the end of each iteration, interpolated linearly inside a chunk), ``candidates`` ((iterations,
-    levels) int32, -1 where a level was not reached), ``stats`` (dict of work counters) and ``time``.
+    levels) int32, -1 where a level was not reached), ``stats`` (dict of work counters), ``time`` and ``cpu_time``.
+    ``target`` (for benchmarks) ends the run, with ``reached_target`` set, once the best objective is at or below it.
     """
     import time
 
@@ -517,6 +518,8 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
             elapsed = time.perf_counter() - start
             if time_limit is not None and elapsed >= time_limit:
                 status = Status.TIME_LIMIT
+                break
+            if target is not None and best_L[0] <= target:
                 break
             m = min(chunk, n_iter - done)
             c_L = np.empty(m, dtype=np.float64)
@@ -563,5 +566,6 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
                   "candidate_scans": int(stats[ST_SCANS]), "antecedent_tests": int(stats[ST_TESTS]),
                   "early_exits": int(stats[ST_EARLY_EXIT]), "levels": int(stats[ST_LEVELS])},
         "time": total,
+        "reached_target": bool(target is not None and best_L[0] <= target),
         "cpu_time": cpu,
     }
