@@ -32,7 +32,7 @@ from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_sh
                      reference_feasible, soft_continue_bound, soft_stop_cost)
 from .objective import rule_risk
 
-BLOCK = 64  # words of the negative scan between two early-exit checks
+BLOCK = 128  # words of the negative scan between two early-exit checks
 
 # indices into the stats array returned by the kernels
 ST_WORDS = 0        # bitset words of Xpos/Xneg read by candidate scans
@@ -269,15 +269,15 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                     acc = 0
                     i = 0
                     stopped = False
+                    row = Xneg[j]  # 1-D slices keep the popcount loop vectorised
                     while i < nwn:
                         e = min(i + BLOCK, nwn)
-                        for q in range(i, e):
-                            acc += popcount64(Xneg[j, q] & rem_neg[q])
-                        stats[ST_WORDS] += e - i
+                        acc += _count_and(row[i:e], rem_neg[i:e])
                         i = e
                         if acc >= lim and i < nwn:
                             stopped = True
                             break
+                    stats[ST_WORDS] += i
                     if stopped:
                         cn[j] = max(acc, lb)
                         stats[ST_EARLY_EXIT] += 1
