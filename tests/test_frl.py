@@ -360,6 +360,27 @@ def test_reference_feasibility_flag_runs():
                                                1e-6) + 1e-9
 
 
+def test_early_exit_does_not_change_the_trajectory():
+    """The blocked negative scan stops early only when the candidate surely fails: any block size, including one
+    that never stops early, gives the same iterations."""
+    from optbb.frl.search import SearchData, run_search
+
+    rng = np.random.default_rng(11)
+    n, k = 6000, 40
+    X = (rng.random((n, k)) < rng.uniform(0.05, 0.6, size=k)).astype(np.uint8)
+    y = (rng.random(n) < 0.08 + 0.5 * X[:, 0] * X[:, 1] + 0.2 * X[:, 2]).astype(np.uint8)
+    data = SearchData(X, y)
+    runs = [run_search(data, soft=False, w=7.0, C=1e-6, C1=0.0, n_iter=300, p_stop=0.01, lam=0.8,
+                       paper_feasibility=paper, random_state=5, time_limit=None, scan_block=b)
+            for paper in (True, False) for b in (1, 16, 10 ** 9)]
+    for group in (runs[:3], runs[3:]):
+        for r in group[1:]:
+            assert np.array_equal(r["iter_objective"], group[0]["iter_objective"])
+            assert np.array_equal(r["candidates"], group[0]["candidates"])
+            assert np.array_equal(r["rules"], group[0]["rules"])
+    assert runs[0]["stats"]["early_exits"] > 0
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # determinism, traces, limits
 

@@ -185,12 +185,13 @@ def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility):
 
 @njit(cache=True)
 def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, n, w, C, p_stop, lam,
-              paper_feasibility, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats):
+              paper_feasibility, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats, block):
     """Run ``n_iter`` iterations of Algorithm FRL.
 
     In/out: ``rng`` (generator state), ``best_L[0]``, ``best_rules[:best_len[0]]`` (the incumbent's antecedent
     indices), ``stats``.  Out: ``iter_L[t]`` (objective of iteration ``t``'s list) and ``cand[t, k]`` (number of
-    candidates passing every test at level ``k`` of iteration ``t``; -1 beyond the last level).
+    candidates passing every test at level ``k`` of iteration ``t``; -1 beyond the last level).  ``block`` is the
+    number of words of a negative scan between two early-exit checks (any value gives the same trajectory).
     """
     A = Xpos.shape[0]
     P = 0
@@ -271,7 +272,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                     stopped = False
                     row = Xneg[j]  # 1-D slices keep the popcount loop vectorised
                     while i < nwn:
-                        e = min(i + BLOCK, nwn)
+                        e = min(i + block, nwn)
                         acc += _count_and(row[i:e], rem_neg[i:e])
                         i = e
                         if acc >= lim and i < nwn:
@@ -483,7 +484,8 @@ class SearchData:
 
 
 def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n_iter: int, p_stop: float,
-               lam: float, paper_feasibility: bool, random_state, time_limit: float | None, target: float | None = None):
+               lam: float, paper_feasibility: bool, random_state, time_limit: float | None, target: float | None = None,
+               scan_block: int = BLOCK):
     """Run Algorithm FRL (``soft=False``) or softFRL in chunks of iterations.
 
     Returns a dict: ``rules`` (antecedent indices of the best list), ``objective``, ``status`` (ITERATION_LIMIT,
@@ -532,7 +534,7 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
                            c_L, c_cand, stats)
             else:
                 frl_chunk(*args, float(p_stop), float(lam), bool(paper_feasibility), m, rng, best_L, best_rules,
-                          best_len, c_L, c_cand, stats)
+                          best_len, c_L, c_cand, stats, int(scan_block))
             t1 = time.perf_counter()
             iter_L.append(c_L)
             iter_t.append((t0 - start) + (t1 - t0) * np.arange(1, m + 1) / m)
