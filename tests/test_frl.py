@@ -379,6 +379,17 @@ def test_early_exit_does_not_change_the_trajectory():
             assert np.array_equal(r["candidates"], group[0]["candidates"])
             assert np.array_equal(r["rules"], group[0]["rules"])
     assert runs[0]["stats"]["early_exits"] > 0
+    # without the level-1 pair cache (used when it would be too large) the trajectory is the same as well
+    SearchData.PAIR_WORK_LIMIT, saved = 0, SearchData.PAIR_WORK_LIMIT
+    try:
+        nopairs = SearchData(X, y)
+    finally:
+        SearchData.PAIR_WORK_LIMIT = saved
+    assert not nopairs.use_pairs
+    for soft in (False, True):
+        a, b = (run_search(d, soft=soft, w=7.0, C=1e-6, C1=0.5, n_iter=200, p_stop=0.01, lam=0.8,
+                           paper_feasibility=True, random_state=2, time_limit=None) for d in (data, nopairs))
+        assert np.array_equal(a["iter_objective"], b["iter_objective"])
 
 
 # ---------------------------------------------------------------------------------------------------------------
