@@ -3,6 +3,7 @@ exhaustive optimum of Program 2.9, determinism, estimator contract, mining and t
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -19,6 +20,9 @@ from optbb.frl import objective as O
 from optbb.frl.search import _frl_cn_limit
 
 N_BANK = 45211
+# with NUMBA_DISABLE_JIT=1 (coverage runs) the kernels run as plain Python: fewer search cases, no bank-full search
+NOJIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
+SEARCH_CASES = 25 if NOJIT else 250
 
 
 def L(counts, w=7.0, C=1e-6, C1=None):
@@ -310,7 +314,7 @@ def _fit(cls, X, y, **kw):
     return cls(max_card=1, min_support=0.0, random_state=0, **kw).fit(X, y)
 
 
-@settings(max_examples=250, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=SEARCH_CASES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_problem())
 def test_frl_search_finds_exhaustive_optimum(prob):
     X, y, w, C, _ = prob
@@ -325,7 +329,8 @@ def test_frl_search_finds_exhaustive_optimum(prob):
     assert est.result_.status is Status.ITERATION_LIMIT
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=SEARCH_CASES * 2 // 5, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_problem(max_cols=5), st.sampled_from([0.005, 0.05, 0.5]))
 def test_soft_search_finds_exhaustive_optimum(prob, C1):
     X, y, w, C, _ = prob
@@ -366,7 +371,7 @@ def test_early_exit_does_not_change_the_trajectory():
     from optbb.frl.search import SearchData, run_search
 
     rng = np.random.default_rng(11)
-    n, k = 6000, 40
+    n, k = (1500, 12) if NOJIT else (6000, 40)
     X = (rng.random((n, k)) < rng.uniform(0.05, 0.6, size=k)).astype(np.uint8)
     y = (rng.random(n) < 0.08 + 0.5 * X[:, 0] * X[:, 1] + 0.2 * X[:, 2]).astype(np.uint8)
     data = SearchData(X, y)
@@ -596,6 +601,7 @@ def test_bank_mining_and_table1(bank):
     assert counts == TABLE1
 
 
+@pytest.mark.skipif(NOJIT, reason="a bank-full search in plain Python takes minutes")
 def test_bank_short_run(bank):
     est = FRLClassifier(n_iter=200, random_state=0).fit(bank.X, bank.y, feature_names=bank.feature_names)
     assert est.n_antecedents_ == 259
