@@ -15,6 +15,9 @@ class TraceRecorder:
     def record(self, time: float, objective: float, lower_bound: float, queue_size: int, nodes: int) -> None:
         self._rows.append((float(time), float(objective), float(lower_bound), int(queue_size), int(nodes)))
 
+    def last_lower_bound(self) -> float | None:
+        return self._rows[-1][2] if self._rows else None
+
     def __len__(self) -> int:
         return len(self._rows)
 

@@ -249,7 +249,7 @@ def _result(search: _Search, status: Status, budget: Budget, trace: TraceRecorde
     objective = float(search.fst[K.RC])
     lower = objective if status is Status.OPTIMAL else min(objective, search.lower_bound())
     total = budget.elapsed()
-    if trace.frame().iloc[-1]["lower_bound"] != lower:
+    if trace.last_lower_bound() != lower:
         trace.record(total, objective, lower, int(st[K.HEAP_SIZE]), int(st[K.EVALUATED]))
     counters = {
         "lower_bound_evaluations": int(st[K.LB_EVALS]),
