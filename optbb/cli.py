@@ -1,0 +1,263 @@
+"""The ``optbb`` command: demo, one subcommand per solver, bundled data sets.
+
+Exit codes: 0 = certified optimal (or, for FRL, the Monte-Carlo run completed), 2 = bad usage or bad input,
+3 = stopped at a limit (the printed model is the best found, not certified), 130 = interrupted by Ctrl-C.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_INPUT, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 2, 3, 130
+
+
+class InputError(Exception):
+    """Bad data or option given on the command line (exit code 2)."""
+
+
+def _exit_code(result) -> int:
+    name = result.status.name
+    if name in ("OPTIMAL", "ITERATION_LIMIT"):
+        return EXIT_OK
+    if name == "INTERRUPTED":
+        return EXIT_INTERRUPTED
+    return EXIT_LIMIT
+
+
+def _print_result(title: str, result, model_text: str) -> None:
+    print(f"== {title}")
+    print(result.summary())
+    c = result.counters
+    extra = {k: c[k] for k in ("nodes_evaluated", "lower_bound_evaluations", "queue_insertions", "trees_evaluated",
+                               "memory_bytes") if k in c}
+    if extra:
+        print("  " + "  ".join(f"{k}={v}" for k, v in extra.items()))
+    print(model_text)
+    print()
+
+
+def _load_binary(spec: str, label: str | None = None):
+    """A BinaryDataset from a bundled name, a CORELS .out (+ .label), or a binary CSV."""
+    from .common.data import read_binary_csv, read_corels
+    from . import datasets
+
+    if spec in datasets.list_datasets():
+        if spec.startswith("corels-"):
+            return datasets.load_compas_corels(spec.split("-")[-1]), True
+        if spec.startswith("osdt-"):
+            return datasets.load_osdt(spec[len("osdt-"):]), False
+        raise InputError(f"data set {spec!r} is not a binary table; use it with `optbb frl`")
+    path = Path(spec)
+    if not path.exists():
+        raise InputError(f"{spec}: no such file and not a bundled data set (see `optbb datasets`)")
+    name = path.name
+    if name.endswith((".out", ".out.gz")):
+        stem = name[: name.rindex(".out")]
+        label_path = Path(label) if label else _sibling(path, stem, ".label")
+        minor_path = _sibling(path, stem, ".minor", required=False)
+        return read_corels(path, label_path, minor_path), True
+    return read_binary_csv(path), False
+
+
+def _sibling(path: Path, stem: str, ext: str, required: bool = True):
+    for cand in (path.with_name(stem + ext), path.with_name(stem + ext + ".gz")):
+        if cand.exists():
+            return cand
+    if required:
+        raise InputError(f"{path}: the matching {ext} file ({stem}{ext}) was not found; pass --label")
+    return None
+
+
+def cmd_corels(args) -> int:
+    from .common.mining import mine_antecedents
+    from .corels import solve
+
+    data, is_antecedents = _load_binary(args.data, args.label)
+    if not is_antecedents:
+        data = mine_antecedents(data, args.max_card, args.min_support, not args.no_negations).data
+    result = solve(data, args.regularization, args.policy, args.map_type, tuple(args.ablation or ()),
+                   args.time_limit, args.node_limit, args.memory_limit, verbose=args.verbose)
+    _print_result(f"CORELS lambda={args.regularization} ({data.n_samples} samples, {data.n_features} antecedents)",
+                  result, result.model.text())
+    _write_trace(result, args.trace)
+    return _exit_code(result)
+
+
+def cmd_osdt(args) -> int:
+    from .osdt import solve
+
+    data, _ = _load_binary(args.data, args.label)
+    result = solve(data, args.regularization, policy=args.policy, ablation=tuple(args.ablation or ()),
+                   warm_start=None if args.warm_start == "none" else args.warm_start, max_depth=args.max_depth,
+                   max_leaves=args.max_leaves, time_limit=args.time_limit, node_limit=args.node_limit,
+                   memory_limit=args.memory_limit, verbose=args.verbose)
+    _print_result(f"OSDT lambda={args.regularization} ({data.n_samples} samples, {data.n_features} features)",
+                  result, str(result.model))
+    _write_trace(result, args.trace)
+    return _exit_code(result)
+
+
+def cmd_frl(args) -> int:
+    from .frl import FRLClassifier, SoftFRLClassifier
+
+    X, y = _load_frl_table(args.data)
+    common = dict(positive_weight=args.positive_weight, regularization=args.regularization, p_stop=args.p_stop,
+                  curiosity_weight=args.curiosity_weight, max_card=args.max_card, min_support=args.min_support,
+                  random_state=args.seed, time_limit=args.time_limit)
+    if args.soft:
+        est = SoftFRLClassifier(monotonicity_penalty=args.monotonicity_penalty, n_iter=args.n_iter or 6000, **common)
+    else:
+        est = FRLClassifier(n_iter=args.n_iter or 3000, **common)
+    est.fit(X, y)
+    _print_result(f"{'softFRL' if args.soft else 'FRL'} w={args.positive_weight} C={args.regularization}",
+                  est.result_, str(est.rule_list_))
+    _write_trace(est.result_, args.trace)
+    return _exit_code(est.result_)
+
+
+def _load_frl_table(spec: str):
+    from . import datasets
+    from .common.data import read_binary_csv
+
+    if spec in ("frl-bank-full", "bank-full"):
+        return datasets.load_bank_full_items(as_frame=True)
+    data, _ = _load_binary(spec)
+    import pandas as pd
+
+    return pd.DataFrame(data.X, columns=data.feature_names), data.y
+
+
+def _write_trace(result, path) -> None:
+    if path:
+        result.trace.to_csv(path, index=False)
+        print(f"trace written to {path}")
+
+
+def cmd_datasets(args) -> int:
+    from . import datasets
+
+    for name, desc in datasets.list_datasets().items():
+        print(f"{name:22s} {desc}")
+    return EXIT_OK
+
+
+def cmd_demo(args) -> int:
+    """Solve bundled data with all three solvers and print the certified models."""
+    from . import datasets
+    from .corels import solve as corels_solve
+    from .frl import FRLClassifier
+    from .osdt import solve as osdt_solve
+
+    lam = 0.005 if args.full else 0.01
+    data = datasets.load_compas_corels("train")
+    r = corels_solve(data, lam)
+    _print_result(f"CORELS on ProPublica COMPAS ({data.n_samples} samples, {data.n_features} antecedents), "
+                  f"lambda={lam}", r, r.model.text())
+    data = datasets.load_osdt("compas")
+    r2 = osdt_solve(data, 0.005)
+    _print_result(f"OSDT on COMPAS ({data.n_samples} samples, {data.n_features} features), lambda=0.005", r2,
+                  str(r2.model))
+    X, y = datasets.load_bank_full_items(as_frame=True)
+    est = FRLClassifier(n_iter=3000, random_state=0).fit(X, y)
+    _print_result(f"FRL on UCI bank-full ({len(y)} samples, {est.n_antecedents_} antecedents), w=7, C=1e-6, "
+                  "3000 iterations (Monte-Carlo search: best list found, not certified)", est.result_,
+                  str(est.rule_list_))
+    return max(_exit_code(r), _exit_code(r2), _exit_code(est.result_))
+
+
+def cmd_reproduce(args) -> int:
+    try:
+        from experiments.__main__ import main as experiments_main
+    except ImportError:
+        raise InputError("the experiments package is not installed") from None
+    return experiments_main([args.study, *args.rest])
+
+
+def _add_limits(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
+    p.add_argument("--node-limit", type=int, default=None, metavar="N", help="stop after N nodes")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="cap search memory, e.g. 2G")
+    p.add_argument("--trace", default=None, metavar="FILE", help="write the search trace as CSV")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="optbb", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("demo", help="solve bundled data with CORELS, OSDT and FRL")
+    p.add_argument("--full", action="store_true", help="CORELS at lambda 0.005 (about 20 s) instead of 0.01")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("corels", help="certifiably optimal rule list")
+    p.add_argument("data", help="bundled data set, CORELS .out file (with .label beside it) or binary CSV")
+    p.add_argument("--label", help="CORELS .label file (default: beside the .out)")
+    p.add_argument("-r", "--regularization", type=float, default=0.01, metavar="LAMBDA")
+    p.add_argument("-c", "--policy", default="lower_bound",
+                   choices=["bfs", "curiosity", "lower_bound", "objective", "dfs"])
+    p.add_argument("-p", "--map-type", default="prefix", choices=["none", "prefix", "captured"])
+    p.add_argument("-a", "--ablation", action="append",
+                   choices=["support", "accurate_support", "lookahead", "equivalent_points", "prefix_length"])
+    p.add_argument("--max-card", type=int, default=2, help="mining: literals per antecedent (CSV input)")
+    p.add_argument("--min-support", type=float, default=0.01, help="mining: minimum support (CSV input)")
+    p.add_argument("--no-negations", action="store_true", help="mining: no negated literals (CSV input)")
+    _add_limits(p)
+    p.set_defaults(func=cmd_corels)
+
+    p = sub.add_parser("osdt", help="certifiably optimal sparse decision tree")
+    p.add_argument("data", help="bundled data set or binary CSV (label last)")
+    p.add_argument("--label", help=argparse.SUPPRESS)
+    p.add_argument("-r", "--regularization", type=float, default=0.05, metavar="LAMBDA")
+    p.add_argument("-c", "--policy", default="curiosity",
+                   choices=["curiosity", "lower_bound", "objective", "entropy", "gini", "fifo"])
+    p.add_argument("-a", "--ablation", action="append",
+                   choices=["support", "incremental_accuracy", "accurate_support", "lookahead",
+                            "equivalent_points", "leaf_bound"])
+    p.add_argument("--warm-start", default="cart", choices=["cart", "none"])
+    p.add_argument("--max-depth", type=int, default=None)
+    p.add_argument("--max-leaves", type=int, default=None)
+    _add_limits(p)
+    p.set_defaults(func=cmd_osdt)
+
+    p = sub.add_parser("frl", help="falling rule list (Monte-Carlo search with pruning)")
+    p.add_argument("data", help="frl-bank-full or a binary CSV (label last)")
+    p.add_argument("--soft", action="store_true", help="softly falling rule list")
+    p.add_argument("-w", "--positive-weight", type=float, default=7.0)
+    p.add_argument("-r", "--regularization", type=float, default=1e-6, metavar="C")
+    p.add_argument("--monotonicity-penalty", type=float, default=0.5, metavar="C1")
+    p.add_argument("-n", "--n-iter", type=int, default=None)
+    p.add_argument("--p-stop", type=float, default=0.01)
+    p.add_argument("--curiosity-weight", type=float, default=0.8)
+    p.add_argument("--max-card", type=int, default=2)
+    p.add_argument("--min-support", type=float, default=0.1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--time-limit", type=float, default=None, metavar="S")
+    p.add_argument("--trace", default=None, metavar="FILE")
+    p.set_defaults(func=cmd_frl)
+
+    p = sub.add_parser("datasets", help="list the bundled data sets")
+    p.set_defaults(func=cmd_datasets)
+
+    p = sub.add_parser("reproduce", help="regenerate a table or figure of the papers (see --list)")
+    p.add_argument("study")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=cmd_reproduce)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (InputError, ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"optbb {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print(f"optbb {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
