@@ -1,0 +1,1 @@
+"""One module per study; each calls ``experiments.registry.register`` on import."""
