@@ -1,0 +1,127 @@
+"""CART baseline (scikit-learn trees) with the pruning settings the papers used.
+
+* ``cp``: R ``rpart``'s complexity parameter (CORELS compares against ``rpart`` with cp in {.001, .003, .01, .03, .1},
+  default .01).  rpart grows a Gini tree with ``minsplit = 20`` and ``minbucket = 7`` and then prunes every split
+  whose misclassification improvement is below ``cp`` times the root node's misclassification, by weakest-link
+  (cost-complexity) pruning on the misclassification risk.  :class:`CARTClassifier` does the same on a
+  scikit-learn tree grown with those minimum sizes; it is close to rpart, not identical (rpart also stops growing
+  early at cp and breaks ties differently).
+* ``ccp_alpha``: scikit-learn's own minimal cost-complexity pruning (on the Gini impurity).
+* ``max_leaf_nodes``: best-first growth to a fixed number of leaves (OSDT's CART comparison).
+* ``class_weight``: cost-sensitive CART, e.g. ``{0: 1, 1: w}`` (FRL's ROC comparison).
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.tree import DecisionTreeClassifier
+
+RPART_CP_GRID = (0.001, 0.003, 0.01, 0.03, 0.1)
+
+
+class CARTClassifier(BaseEstimator, ClassifierMixin):
+    """A decision tree pruned like rpart (``cp``) or scikit-learn (``ccp_alpha``), or grown to ``max_leaf_nodes``.
+
+    Parameters
+    ----------
+    cp : rpart complexity parameter, or None for no rpart-style pruning.
+    ccp_alpha : scikit-learn cost-complexity parameter (Gini impurity units).
+    max_leaf_nodes : at most this many leaves (best-first growth), or None.
+    max_depth : depth limit (rpart's default maxdepth is 30).
+    min_samples_split, min_samples_leaf : rpart's minsplit = 20 and minbucket = round(20 / 3) = 7 by default.
+    class_weight : None, "balanced" or a dict ``{label: weight}`` (misclassification costs).
+    random_state : seeds the feature permutation used to break ties between equally good splits.
+    """
+
+    def __init__(self, cp=0.01, ccp_alpha=0.0, max_leaf_nodes=None, max_depth=30, min_samples_split=20,
+                 min_samples_leaf=7, class_weight=None, random_state=0):
+        self.cp = cp
+        self.ccp_alpha = ccp_alpha
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.class_weight = class_weight
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        if self.cp is not None and not (isinstance(self.cp, (int, float)) and 0 <= self.cp < 1):
+            raise ValueError(f"cp must be None or a number in [0, 1), got {self.cp!r}")
+        self.tree_model_ = DecisionTreeClassifier(
+            criterion="gini", max_depth=self.max_depth, min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf, max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha,
+            class_weight=self.class_weight, random_state=self.random_state).fit(X, y, sample_weight=sample_weight)
+        self.classes_ = self.tree_model_.classes_
+        self.n_features_in_ = self.tree_model_.n_features_in_
+        t = self.tree_model_.tree_
+        # weighted class counts per node (sklearn stores weighted fractions from 1.4 on; rescale by the node weight)
+        value = t.value[:, 0, :]
+        value = value / np.maximum(value.sum(axis=1, keepdims=True), 1e-300) * t.weighted_n_node_samples[:, None]
+        self.node_value_ = value
+        leaf_of = np.arange(t.node_count)
+        if self.cp is not None and self.cp > 0:
+            keep_leaf = _rpart_prune(t.children_left, t.children_right, value, self.cp)
+            # map every node to its highest ancestor that became a leaf
+            stack = [(0, -1)]
+            while stack:
+                node, top = stack.pop()
+                if top < 0 and keep_leaf[node]:
+                    top = node
+                leaf_of[node] = top if top >= 0 else node
+                if t.children_left[node] >= 0:
+                    stack.append((t.children_left[node], top))
+                    stack.append((t.children_right[node], top))
+        self.leaf_of_ = leaf_of
+        leaves = np.unique(leaf_of[t.children_left == -1])
+        self.n_leaves_ = int(len(leaves))
+        return self
+
+    def apply(self, X):
+        return self.leaf_of_[self.tree_model_.apply(X)]
+
+    def predict_proba(self, X):
+        v = self.node_value_[self.apply(X)]
+        return v / v.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        return self.classes_[np.argmax(self.node_value_[self.apply(X)], axis=1)]
+
+
+def _rpart_prune(left, right, value, cp: float) -> np.ndarray:
+    """Weakest-link pruning on the misclassification risk with threshold ``cp * R(root)``.
+
+    Returns a boolean per node: True where the node becomes a leaf of the pruned tree (its subtree is cut).
+    """
+    n = len(left)
+    risk = value.sum(axis=1) - value.max(axis=1)  # misclassified weight if the node were a leaf
+    alpha = cp * risk[0]
+    cut = np.zeros(n, dtype=bool)
+    while True:
+        # subtree risk and leaf count of every node in the current (partly cut) tree, bottom-up
+        sub_risk = risk.copy()
+        n_leaves = np.ones(n)
+        order = _postorder(left, right, cut)
+        best, best_g = -1, np.inf
+        for node in order:
+            if left[node] >= 0 and not cut[node]:
+                sub_risk[node] = sub_risk[left[node]] + sub_risk[right[node]]
+                n_leaves[node] = n_leaves[left[node]] + n_leaves[right[node]]
+                g = (risk[node] - sub_risk[node]) / (n_leaves[node] - 1)
+                if g < best_g - 1e-12:
+                    best, best_g = node, g
+        if best < 0 or best_g > alpha:
+            return cut
+        cut[best] = True
+
+
+def _postorder(left, right, cut) -> list[int]:
+    out, stack = [], [(0, False)]
+    while stack:
+        node, seen = stack.pop()
+        if seen or left[node] < 0 or cut[node]:
+            out.append(node)
+            continue
+        stack.append((node, True))
+        stack.append((right[node], False))
+        stack.append((left[node], False))
+    return out
