@@ -1,0 +1,504 @@
+"""BinOCT and RBinOCT: optimal complete decision trees of a fixed depth by mixed-integer programming (HiGHS).
+
+BinOCT (Verwer & Zhang, AAAI 2019) learns a *complete* binary tree of depth ``d`` (``2^d - 1`` internal nodes,
+``2^d`` leaves) minimising the number of training errors.  RBinOCT (OSDT paper, appendix J, Eqs. 27-28) adds a
+penalty ``lambda`` per non-empty leaf through leaf indicators ``alpha_l``.  optbb's features are binary, so every
+node only picks a feature (BinOCT's threshold variables ``t_{n,t}`` and its binary threshold encoding vanish: the
+left branch takes ``x_f = 0``, the right branch ``x_f = 1``).
+
+Formulation (spec osdt.md section 4.5, in the binary-feature special case).  Rows with identical feature vectors
+are merged into groups ``g`` with class counts ``n_g0``, ``n_g1``; this is the same MIP with weighted rows.
+
+* ``f[n,j]`` binary: node ``n`` splits on feature ``j``;              ``sum_j f[n,j] = 1``
+* ``w[g,l]`` continuous in [0,1]: group ``g`` reaches leaf ``l``;   ``sum_l w[g,l] = 1``
+* BinOCT's aggregated routing constraints (one per node and feature and branch, big-M = the number of groups
+  concerned):  ``M f[n,j] + sum_{g: x_gj=0} sum_{l in rl(n)} w[g,l] <= M``  and the mirror one for ``x_gj = 1``
+  and the left leaves ``ll(n)``.  ``formulation="rowwise"`` uses per-group constraints instead,
+  ``sum_{l in rl(n)} w[g,l] <= sum_{j: x_gj=1} f[n,j]`` (and the mirror), a tighter relaxation of the same set.
+* ``p[l]`` binary: leaf ``l`` predicts 1; errors ``e1[l] >= sum_g n_g1 w[g,l] - N1 p[l]``,
+  ``e0[l] >= sum_g n_g0 w[g,l] - N0 (1 - p[l])``.
+* RBinOCT only: ``alpha[l]`` binary with ``sum_g w[g,l] <= G alpha[l]`` (constraint 28, ``G`` = number of groups).
+
+Objective: ``sum_l e0[l] + e1[l]`` (+ ``lambda N sum_l alpha[l]``).  ``objective_`` reports it divided by ``N``:
+the training error rate for BinOCT, ``error rate + lambda * non-empty leaves`` for RBinOCT (OSDT's objective
+when no two sibling leaves share a label).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..common.validation import validate_fit_input, validate_predict_input
+
+FORMULATIONS = ("binoct", "rowwise")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the fitted model
+# ---------------------------------------------------------------------------------------------------------------
+@dataclass
+class CompleteTree:
+    """A complete binary tree of depth ``depth`` over binary features, nodes numbered breadth first.
+
+    ``features[n]`` is the feature tested at internal node ``n`` (children ``2n+1`` for ``x = 0``, ``2n+2`` for
+    ``x = 1``); leaf ``k`` (left to right) is node ``2^depth - 1 + k``.  ``predictions[k]`` is the label of leaf
+    ``k`` (0/1), ``n_samples[k]`` / ``errors[k]`` its training counts.  An empty leaf predicts the majority label
+    of its nearest non-empty ancestor.
+    """
+
+    depth: int
+    features: list[int]
+    predictions: list[int]
+    feature_names: list[str]
+    n_samples: list[int] = field(default_factory=list)
+    errors: list[int] = field(default_factory=list)
+    classes: Sequence | None = None
+
+    @property
+    def n_leaves_complete(self) -> int:
+        return 1 << self.depth
+
+    @property
+    def n_leaves(self) -> int:
+        """Non-empty leaves: the leaves left after removing every split that sends all training rows one way."""
+        return int(sum(1 for c in self.n_samples if c > 0))
+
+    @property
+    def n_leaves_merged(self) -> int:
+        """Leaves of the smallest tree predicting the same labels: non-empty leaves, then sibling subtrees whose
+        leaves all predict one label merged bottom-up (BinOCT's "useless splits" removed)."""
+        return len(self._merged_leaves(0, 0))
+
+    def _merged_leaves(self, node: int, level: int) -> list[int]:
+        """Labels of the leaves under ``node`` after removing empty branches and merging same-label siblings."""
+        if level == self.depth:
+            k = node - ((1 << self.depth) - 1)
+            return [self.predictions[k]] if self.n_samples[k] > 0 else []
+        left = self._merged_leaves(2 * node + 1, level + 1)
+        right = self._merged_leaves(2 * node + 2, level + 1)
+        both = left + right
+        if both and len(set(both)) == 1 and (len(left) <= 1 and len(right) <= 1):
+            return [both[0]]
+        return both
+
+    def apply(self, X) -> np.ndarray:
+        """Leaf index (0 .. 2^depth - 1) of every row of a 0/1 matrix."""
+        X = np.asarray(X)
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        for _ in range(self.depth):
+            feats = np.asarray(self.features, dtype=np.int64)[node]
+            node = 2 * node + 1 + X[np.arange(X.shape[0]), feats].astype(np.int64)
+        return node - ((1 << self.depth) - 1)
+
+    def predict(self, X) -> np.ndarray:
+        pred = np.asarray(self.predictions, dtype=np.int64)[self.apply(X)]
+        if self.classes is not None:
+            return np.asarray(self.classes)[pred]
+        return pred
+
+    def _label(self, k: int) -> str:
+        p = self.predictions[k]
+        return str(self.classes[p]) if self.classes is not None else str(p)
+
+    def to_text(self) -> str:
+        """Indented if/else text, one line per test and leaf, with the training counts of every leaf."""
+        lines: list[str] = []
+
+        def walk(node: int, level: int, indent: str) -> None:
+            if level == self.depth:
+                k = node - ((1 << self.depth) - 1)
+                empty = "  [empty]" if self.n_samples[k] == 0 else ""
+                lines.append(f"{indent}predict {self._label(k)}  ({self.n_samples[k]} samples, "
+                             f"{self.errors[k]} errors){empty}")
+                return
+            name = self.feature_names[self.features[node]]
+            lines.append(f"{indent}if {name} == 1:")
+            walk(2 * node + 2, level + 1, indent + "    ")
+            lines.append(f"{indent}else:  # {name} == 0")
+            walk(2 * node + 1, level + 1, indent + "    ")
+
+        walk(0, 0, "")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def to_dict(self) -> dict:
+        return {"depth": self.depth, "features": [self.feature_names[f] for f in self.features],
+                "predictions": list(self.predictions), "n_samples": list(self.n_samples),
+                "errors": list(self.errors)}
+
+
+def tree_from_features(X: np.ndarray, y: np.ndarray, depth: int, features: Sequence[int],
+                       feature_names: Sequence[str]) -> CompleteTree:
+    """The complete tree with the given node features, leaves labelled by their training majority (ties -> 1;
+    an empty leaf takes the majority of its nearest non-empty ancestor)."""
+    n_int = (1 << depth) - 1
+    tree = CompleteTree(depth, [int(f) for f in features], [0] * (1 << depth), list(feature_names),
+                        [0] * (1 << depth), [0] * (1 << depth))
+    node = np.zeros(X.shape[0], dtype=np.int64)
+    # majority per node, level by level, so empty leaves can inherit from their ancestors
+    node_label = {0: _majority(y)}
+    for level in range(depth):
+        feats = np.asarray(tree.features, dtype=np.int64)[node]
+        node = 2 * node + 1 + X[np.arange(X.shape[0]), feats].astype(np.int64)
+        for v in range((1 << (level + 1)) - 1, (1 << (level + 2)) - 1):
+            ys = y[node == v]
+            node_label[v] = _majority(ys) if ys.size else node_label[(v - 1) // 2]
+    leaf = node - n_int
+    for k in range(1 << depth):
+        ys = y[leaf == k]
+        label = node_label[n_int + k]
+        tree.predictions[k] = int(label)
+        tree.n_samples[k] = int(ys.size)
+        tree.errors[k] = int(np.sum(ys != label))
+    return tree
+
+
+def _majority(y: np.ndarray) -> int:
+    pos = int(np.sum(y))
+    return 1 if 2 * pos >= y.size else 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the MIP
+# ---------------------------------------------------------------------------------------------------------------
+@dataclass
+class _Model:
+    depth: int
+    n_groups: int
+    n_features: int
+    has_alpha: bool
+
+    @property
+    def n_int(self) -> int:
+        return (1 << self.depth) - 1
+
+    @property
+    def n_leaf(self) -> int:
+        return 1 << self.depth
+
+    # column offsets
+    def f(self, node: int, j: int) -> int:
+        return node * self.n_features + j
+
+    def p(self, leaf: int) -> int:
+        return self.n_int * self.n_features + leaf
+
+    def w(self, g: int, leaf: int) -> int:
+        return self.n_int * self.n_features + self.n_leaf + g * self.n_leaf + leaf
+
+    def e0(self, leaf: int) -> int:
+        return self.n_int * self.n_features + self.n_leaf * (1 + self.n_groups) + leaf
+
+    def e1(self, leaf: int) -> int:
+        return self.e0(leaf) + self.n_leaf
+
+    def alpha(self, leaf: int) -> int:
+        return self.e0(leaf) + 2 * self.n_leaf
+
+    @property
+    def n_cols(self) -> int:
+        return self.n_int * self.n_features + self.n_leaf * (3 + self.n_groups + (1 if self.has_alpha else 0))
+
+
+def _leaves_under(depth: int, node: int, level: int) -> tuple[range, range]:
+    """Leaf indices under the left (x = 0) and right (x = 1) child of ``node`` at ``level``."""
+    span = 1 << (depth - level)  # leaves under node
+    first = (node - ((1 << level) - 1)) * span
+    return range(first, first + span // 2), range(first + span // 2, first + span)
+
+
+class _Rows:
+    """CSR row accumulator for ``lower <= a x <= upper``."""
+
+    def __init__(self) -> None:
+        self.lower: list[float] = []
+        self.upper: list[float] = []
+        self.starts: list[int] = []
+        self.index: list[np.ndarray] = []
+        self.value: list[np.ndarray] = []
+        self.nnz = 0
+
+    def add(self, idx, val, lower: float, upper: float) -> None:
+        idx = np.asarray(idx, dtype=np.int32)
+        self.starts.append(self.nnz)
+        self.index.append(idx)
+        self.value.append(np.broadcast_to(np.asarray(val, dtype=np.float64), idx.shape))
+        self.lower.append(lower)
+        self.upper.append(upper)
+        self.nnz += idx.size
+
+    def arrays(self):
+        return (np.asarray(self.lower, dtype=np.float64), np.asarray(self.upper, dtype=np.float64),
+                np.asarray(self.starts, dtype=np.int32), np.concatenate(self.index).astype(np.int32),
+                np.concatenate(self.value).astype(np.float64))
+
+
+def build_mip(Xg: np.ndarray, n0: np.ndarray, n1: np.ndarray, depth: int, lam_n: float | None,
+              formulation: str = "binoct"):
+    """Columns (cost, lower, upper, integrality) and rows of the (R)BinOCT MIP over row groups ``Xg``."""
+    G, F = Xg.shape
+    mdl = _Model(depth, G, F, lam_n is not None)
+    nc = mdl.n_cols
+    cost = np.zeros(nc)
+    lower = np.zeros(nc)
+    upper = np.ones(nc)
+    integ = np.zeros(nc, dtype=np.uint8)
+    N0, N1 = float(n0.sum()), float(n1.sum())
+    integ[[mdl.f(n, j) for n in range(mdl.n_int) for j in range(F)]] = 1
+    integ[[mdl.p(k) for k in range(mdl.n_leaf)]] = 1
+    for k in range(mdl.n_leaf):
+        cost[mdl.e0(k)] = cost[mdl.e1(k)] = 1.0
+        upper[mdl.e0(k)], upper[mdl.e1(k)] = N0, N1
+        if mdl.has_alpha:
+            cost[mdl.alpha(k)] = lam_n
+            integ[mdl.alpha(k)] = 1
+    rows = _Rows()
+    for n in range(mdl.n_int):  # each node picks one feature
+        rows.add([mdl.f(n, j) for j in range(F)], 1.0, 1.0, 1.0)
+    for g in range(G):  # each group reaches one leaf
+        rows.add([mdl.w(g, k) for k in range(mdl.n_leaf)], 1.0, 1.0, 1.0)
+    for level in range(depth):
+        for n in range((1 << level) - 1, (1 << (level + 1)) - 1):
+            left, right = _leaves_under(depth, n, level)
+            if formulation == "binoct":
+                for j in range(F):
+                    for value, leaves in ((0, right), (1, left)):  # rows with x_j = value may not take this side
+                        gs = np.flatnonzero(Xg[:, j] == value)
+                        if gs.size == 0:
+                            continue
+                        big_m = float(gs.size)
+                        idx = [mdl.f(n, j)] + [mdl.w(g, k) for g in gs for k in leaves]
+                        val = [big_m] + [1.0] * (len(idx) - 1)
+                        rows.add(idx, val, -np.inf, big_m)
+            else:
+                for g in range(G):
+                    for value, leaves in ((1, right), (0, left)):  # side allowed only by features with x_j = value
+                        js = np.flatnonzero(Xg[g] == value)
+                        idx = [mdl.w(g, k) for k in leaves] + [mdl.f(n, j) for j in js]
+                        val = [1.0] * len(leaves) + [-1.0] * js.size
+                        rows.add(idx, val, -np.inf, 0.0)
+    for k in range(mdl.n_leaf):
+        # e1 >= sum n1 w - N1 p   <=>  e1 - sum n1 w + N1 p >= 0
+        gs = np.flatnonzero(n1)
+        rows.add([mdl.e1(k), mdl.p(k)] + [mdl.w(g, k) for g in gs], [1.0, N1] + list(-n1[gs]), 0.0, np.inf)
+        # e0 >= sum n0 w - N0 (1 - p)  <=>  e0 - sum n0 w - N0 p >= -N0
+        gs = np.flatnonzero(n0)
+        rows.add([mdl.e0(k), mdl.p(k)] + [mdl.w(g, k) for g in gs], [1.0, -N0] + list(-n0[gs]), -N0, np.inf)
+        if mdl.has_alpha:  # (28): sum_g w[g,l] <= G alpha_l
+            rows.add([mdl.w(g, k) for g in range(G)] + [mdl.alpha(k)], [1.0] * G + [-float(G)], -np.inf, 0.0)
+    return mdl, (cost, lower, upper, integ), rows.arrays()
+
+
+def _start_vector(mdl: _Model, Xg, n0, n1, features) -> np.ndarray:
+    """A feasible solution of the MIP for the complete tree with the given node features."""
+    x = np.zeros(mdl.n_cols)
+    for n, j in enumerate(features):
+        x[mdl.f(n, j)] = 1.0
+    node = np.zeros(Xg.shape[0], dtype=np.int64)
+    for _ in range(mdl.depth):
+        feats = np.asarray(features, dtype=np.int64)[node]
+        node = 2 * node + 1 + Xg[np.arange(Xg.shape[0]), feats].astype(np.int64)
+    leaf = node - mdl.n_int
+    for g, k in enumerate(leaf):
+        x[mdl.w(g, int(k))] = 1.0
+    for k in range(mdl.n_leaf):
+        c0, c1 = float(n0[leaf == k].sum()), float(n1[leaf == k].sum())
+        label = 1 if c1 >= c0 else 0
+        x[mdl.p(k)] = label
+        x[mdl.e0(k)] = c0 if label == 1 else 0.0
+        x[mdl.e1(k)] = c1 if label == 0 else 0.0
+        if mdl.has_alpha:
+            x[mdl.alpha(k)] = 1.0 if (leaf == k).any() else 0.0
+    return x
+
+
+def cart_features(X: np.ndarray, y: np.ndarray, depth: int) -> list[int]:
+    """Node features of a depth-limited CART tree (sklearn, Gini) completed to a complete tree: below a CART leaf
+    every node repeats a feature of its path, which sends all its rows to one side (feature 0 at the root)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    clf = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, y)
+    t = clf.tree_
+    n_int = (1 << depth) - 1
+    feats = [0] * n_int
+    # map complete-tree node -> (sklearn node or -1, last feature on the path)
+    todo = [(0, 0, -1)]
+    while todo:
+        n, s, last = todo.pop()
+        if n >= n_int:
+            continue
+        if s >= 0 and t.children_left[s] != -1:
+            f = int(t.feature[s])  # sklearn: x <= 0.5 goes left, i.e. x = 0 left as here
+            feats[n] = f
+            todo.append((2 * n + 1, int(t.children_left[s]), f))
+            todo.append((2 * n + 2, int(t.children_right[s]), f))
+        else:
+            f = last if last >= 0 else 0
+            feats[n] = f
+            # rows reaching n all have x_f equal to one value; both children continue with the same feature
+            todo.append((2 * n + 1, -1, f))
+            todo.append((2 * n + 2, -1, f))
+    return feats
+
+
+_STATUS = {"kOptimal": "optimal", "kTimeLimit": "time_limit", "kInterrupt": "interrupted",
+           "kSolutionLimit": "solution_limit", "kIterationLimit": "iteration_limit", "kInfeasible": "infeasible",
+           "kMemoryLimit": "memory_limit"}
+
+
+def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | None = None,
+              time_limit: float | None = None, threads: int = 1, formulation: str = "binoct",
+              warm_start: bool = True, verbose: int = 0) -> dict:
+    """Solve (R)BinOCT with HiGHS on 0/1 arrays; returns the node features and the solver's report."""
+    import highspy
+
+    X = np.asarray(X, dtype=np.uint8)
+    y = np.asarray(y, dtype=np.uint8)
+    n = X.shape[0]
+    Xg, inverse = np.unique(X, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    n1 = np.bincount(inverse, weights=y, minlength=Xg.shape[0]).astype(np.float64)
+    n0 = np.bincount(inverse, minlength=Xg.shape[0]).astype(np.float64) - n1
+    lam_n = None if regularization is None else float(regularization) * n
+    t0 = time.perf_counter()
+    mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(verbose))
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("random_seed", 0)
+    if time_limit is not None:
+        h.setOptionValue("time_limit", float(time_limit))
+    # errors are integers: an absolute gap below 1 certifies BinOCT; RBinOCT needs an exact gap
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 1.0 - 1e-6 if regularization is None else 1e-7)
+    nc = mdl.n_cols
+    h.addVars(nc, lo, up)
+    h.changeColsCost(nc, np.arange(nc, dtype=np.int32), cost)
+    ints = np.flatnonzero(integ).astype(np.int32)
+    h.changeColsIntegrality(ints.size, ints, np.full(ints.size, highspy.HighsVarType.kInteger, dtype=np.uint8))
+    h.addRows(rlo.size, rlo, rup, idx.size, starts, idx, val)
+    build_time = time.perf_counter() - t0
+    start_feats = None
+    if warm_start:
+        start_feats = cart_features(X, y, depth)
+        sol = _start_vector(mdl, Xg, n0, n1, start_feats)
+        h.setSolution(nc, np.arange(nc, dtype=np.int32), sol)
+    h.run()
+    solve_time = time.perf_counter() - t0 - build_time
+    status_name = h.modelStatusToString(h.getModelStatus())
+    info = h.getInfo()
+    key = str(h.getModelStatus()).split(".")[-1]
+    status = _STATUS.get(key, status_name)
+    has_sol = info.primal_solution_status >= 2  # kSolutionStatusFeasible
+    if has_sol:
+        x = np.asarray(h.getSolution().col_value)
+        feats = [int(np.argmax([x[mdl.f(nn, j)] for j in range(mdl.n_features)])) for nn in range(mdl.n_int)]
+        mip_obj = float(info.objective_function_value)
+    else:
+        feats = start_feats if start_feats is not None else [0] * mdl.n_int
+        mip_obj = math.nan
+    return {"features": feats, "status": status, "mip_gap": float(info.mip_gap),
+            "mip_objective": mip_obj, "mip_dual_bound": float(info.mip_dual_bound),
+            "mip_nodes": int(info.mip_node_count), "n_rows": int(rlo.size), "n_cols": int(nc),
+            "n_groups": int(Xg.shape[0]), "build_time": build_time, "solve_time": solve_time,
+            "start_features": start_feats, "has_solution": bool(has_sol)}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the estimator
+# ---------------------------------------------------------------------------------------------------------------
+class BinOCTClassifier(ClassifierMixin, BaseEstimator):
+    """Optimal complete decision tree of depth ``max_depth`` on binary features (BinOCT), or its regularised
+    variant RBinOCT when ``regularization`` is a number (penalty per non-empty leaf, as OSDT's lambda).
+
+    Parameters
+    ----------
+    max_depth : depth of the complete tree (>= 1).
+    time_limit : seconds for HiGHS (None = no limit).  When it is reached the best tree found is kept,
+        ``status_`` is ``"time_limit"`` and ``mip_gap_`` reports the remaining relative gap.
+    regularization : None for BinOCT (minimise training errors), a float in (0, 1] for RBinOCT.
+    threads : HiGHS threads.
+    formulation : ``"binoct"`` (aggregated big-M routing constraints of the paper) or ``"rowwise"``.
+    warm_start : give HiGHS the depth-limited CART tree as a first solution (BinOCT does so too).
+    verbose : >0 prints the HiGHS log.
+
+    Fitted attributes: ``tree_`` (:class:`CompleteTree`), ``status_``, ``mip_gap_`` (relative, HiGHS),
+    ``objective_`` (errors / N, plus lambda * non-empty leaves for RBinOCT), ``lower_bound_`` (HiGHS dual bound
+    in the same units), ``n_leaves_`` (non-empty leaves), ``n_leaves_merged_``, ``solve_time_``, ``classes_``,
+    ``n_features_in_``, ``feature_names_in_`` (DataFrame input only), ``report_`` (solver details).
+    """
+
+    def __init__(self, max_depth=3, time_limit=None, regularization=None, threads=1, formulation="binoct",
+                 warm_start=True, verbose=0):
+        self.max_depth = max_depth
+        self.time_limit = time_limit
+        self.regularization = regularization
+        self.threads = threads
+        self.formulation = formulation
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    def _check_params(self) -> None:
+        d = self.max_depth
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
+            raise ValueError(f"max_depth must be an integer >= 1, got {d!r}")
+        if self.time_limit is not None:
+            ok = isinstance(self.time_limit, (int, float, np.number)) and not isinstance(self.time_limit, bool)
+            if not ok or not math.isfinite(float(self.time_limit)) or float(self.time_limit) <= 0:
+                raise ValueError(f"time_limit must be a positive number of seconds or None, got {self.time_limit!r}")
+        if self.regularization is not None:
+            r = self.regularization
+            ok = isinstance(r, (int, float, np.number)) and not isinstance(r, bool)
+            if not ok or not math.isfinite(float(r)) or float(r) <= 0 or float(r) > 1:
+                raise ValueError(f"regularization must be None (BinOCT) or a number in (0, 1], got {r!r}")
+        t = self.threads
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
+            raise ValueError(f"threads must be an integer >= 1, got {t!r}")
+        if self.formulation not in FORMULATIONS:
+            raise ValueError(f"formulation must be one of {FORMULATIONS}, got {self.formulation!r}")
+
+    def fit(self, X, y):
+        self._check_params()
+        X01, y01, classes, names, _ = validate_fit_input(X, y)
+        printable = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
+        rep = solve_mip(X01, y01, int(self.max_depth), self.regularization, self.time_limit, int(self.threads),
+                        self.formulation, bool(self.warm_start), int(self.verbose))
+        tree = tree_from_features(X01, y01, int(self.max_depth), rep["features"], printable)
+        tree.classes = list(classes)
+        n = X01.shape[0]
+        errors = sum(tree.errors)
+        lam = 0.0 if self.regularization is None else float(self.regularization)
+        self.tree_ = tree
+        self.classes_ = classes
+        self.n_features_in_ = X01.shape[1]
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.status_ = rep["status"]
+        self.mip_gap_ = rep["mip_gap"]
+        self.errors_ = int(errors)
+        self.objective_ = errors / n + lam * tree.n_leaves
+        dual = rep["mip_dual_bound"]
+        if self.status_ == "optimal":
+            dual = max(dual, errors + lam * n * tree.n_leaves) if self.regularization is None else dual
+        if self.regularization is None and math.isfinite(dual):  # errors are integers
+            dual = float(math.ceil(dual - 1e-6))
+        self.lower_bound_ = dual / n if math.isfinite(dual) else math.nan
+        self.gap_ = max(0.0, self.objective_ - self.lower_bound_) if math.isfinite(dual) else math.nan
+        self.n_leaves_ = tree.n_leaves
+        self.n_leaves_merged_ = tree.n_leaves_merged
+        self.solve_time_ = rep["build_time"] + rep["solve_time"]
+        self.report_ = rep
+        return self
+
+    def predict(self, X):
+        X01 = validate_predict_input(self, X)
+        return self.tree_.predict(X01)
