@@ -5,6 +5,7 @@ A dataset holds ``n_features`` binary columns (raw features for OSDT, mined ante
 """
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import os
@@ -204,8 +205,21 @@ def read_binary_csv(path: str | os.PathLike, label: str | None = None, sep: str 
     if sep is None:
         first = text.split("\n", 1)[0]
         sep = ";" if first.count(";") > first.count(",") else ","
+    header = next(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=sep), [])
+    dup = _duplicates(h.strip() for h in header)
+    if dup:  # pandas would rename them silently ("a", "a.1")
+        raise ValueError(f"{path}: duplicate column names in the header: {dup[:5]}")
     df = pd.read_csv(io.StringIO(text), sep=sep)
-    return from_dataframe(df, label)
+    data = from_dataframe(df, label)
+    _check_two_classes(data, path)
+    return data
+
+
+def _check_two_classes(data: BinaryDataset, path) -> None:
+    n1 = int(data.y.sum())
+    if n1 == 0 or n1 == data.n_samples:
+        raise ValueError(f"{path}: the label has a single class ({int(data.y[0])} for all {data.n_samples} samples);"
+                         " a classifier needs two classes")
 
 
 def read_osdt_csv(path: str | os.PathLike) -> BinaryDataset:
@@ -236,6 +250,7 @@ def read_corels(out_path: str | os.PathLike, label_path: str | os.PathLike,
         bad = int(np.argmax(lrows[0] + lrows[1] != 1))
         raise ValueError(f"{label_path}: the two label lines are not complementary (sample {bad})")
     data = BinaryDataset(np.stack(rows, axis=1), lrows[1], names, None, (lnames[0], lnames[1]))
+    _check_two_classes(data, label_path)
     if minor_path is not None:
         _, mrows = _read_bit_lines(minor_path)
         if len(mrows) != 1:
@@ -285,4 +300,7 @@ def _split_name(line: str, path, lineno: int) -> tuple[str, str]:
             raise ValueError(f"{path}, line {lineno}: unterminated '{{' in the antecedent name")
         return line[1:end], line[end + 1:]
     parts = line.split(None, 1)
+    if parts[0] in ("0", "1"):
+        raise ValueError(f"{path}, line {lineno}: the line starts with a 0/1 value; each line needs a name first, "
+                         "such as {{name}} 0 1 1 ...")
     return parts[0], parts[1] if len(parts) > 1 else ""
