@@ -77,8 +77,8 @@ def mode_note(config) -> str:
     if config.mode == "full":
         return "Full run."
     return (f"**{config.mode.capitalize()} run** (`--quick`{' in smoke mode' if config.smoke else ''}): reduced "
-            "folds, regularisation and limits; the paper's values are for the full setting, so compare shapes, "
-            "not numbers.")
+            "settings (fewer folds, seeds or iterations, larger lambda, smaller limits); the paper's values are "
+            "for the full setting, so compare trends, not numbers.")
 
 
 def write_markdown(out: Path, name: str, title: str, parts: list[str]) -> Path:
