@@ -1,0 +1,129 @@
+"""The shared layer: bitset kernels, readers, mining, equivalent points, heap, hash table."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from optbb.common import bitset as B
+from optbb.common.data import from_arrays, read_corels
+from optbb.common.equivalence import minority_vector
+from optbb.common.hashtable import ht_find, ht_put, new_table, rehash
+from optbb.common.mining import mine_antecedents
+from optbb.common.queue import heap_pop, heap_push
+
+bits = st.integers(1, 300).flatmap(lambda n: arrays(np.uint8, (3, n), elements=st.integers(0, 1)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(bits)
+def test_bitset_kernels_match_numpy(rows):
+    a, b, c = (B.pack(r) for r in rows)
+    ra, rb, rc = (r.astype(bool) for r in rows)
+    n = rows.shape[1]
+    assert B.popcount(a) == ra.sum()
+    assert B.popcount_and(a, b) == (ra & rb).sum()
+    assert B.popcount_andnot(a, b) == (ra & ~rb).sum()
+    assert B.popcount_and3(a, b, c) == (ra & rb & rc).sum()
+    out = np.zeros_like(a)
+    assert B.and_into(out, a, b) == (ra & rb).sum() and (B.unpack(out, n) == (ra & rb)).all()
+    assert B.or_into(out, a, b) == (ra | rb).sum() and (B.unpack(out, n) == (ra | rb)).all()
+    assert B.andnot_into(out, a, b) == (ra & ~rb).sum()
+    assert B.not_into(out, a, n) == (~ra).sum() and (B.unpack(out, n) == ~ra).all()
+    assert list(B.set_bits(a)) == list(np.flatnonzero(ra))
+    assert B.first_set_bit(a) == (np.flatnonzero(ra)[0] if ra.any() else -1)
+    assert B.popcount(B.ones(n)) == n
+    for i in (0, n - 1):
+        assert B.get_bit(a, i) == ra[i]
+
+
+def test_pack_rows_pads_with_zeros():
+    m = np.ones((2, 70), dtype=np.uint8)
+    words = B.pack_rows(m)
+    assert words.shape == (2, 2) and words[0, 1] == (1 << 6) - 1
+
+
+def _write_corels(tmp_path, out_text, label_text, minor_text=None):
+    (tmp_path / "d.out").write_bytes(out_text.encode())
+    (tmp_path / "d.label").write_bytes(label_text.encode())
+    minor = None
+    if minor_text is not None:
+        (tmp_path / "d.minor").write_bytes(minor_text.encode())
+        minor = tmp_path / "d.minor"
+    return read_corels(tmp_path / "d.out", tmp_path / "d.label", minor)
+
+
+def test_read_corels_tolerates_crlf_trailing_spaces_and_no_final_newline(tmp_path):
+    d = _write_corels(tmp_path, "{a} 1 0 1 1  \r\n{b,c} 0 0 1 0\r\n", "{no} 0 1 0 0\r\n{yes} 1 0 1 1")
+    assert d.feature_names == ["a", "b,c"] and d.label_names == ("no", "yes")
+    assert d.X.T.tolist() == [[1, 0, 1, 1], [0, 0, 1, 0]] and d.y.tolist() == [1, 0, 1, 1]
+
+
+@pytest.mark.parametrize("out,label,match", [
+    ("{a} 1 0 1\n{b} 1 0\n", "{n} 0 1 0\n{y} 1 0 1\n", "ragged"),
+    ("{a} 1 0 2\n", "{n} 0 1 0\n{y} 1 0 1\n", "not 0 or 1"),
+    ("{a} 1 0 1\n", "{n} 0 1 0\n", "expected 2 label lines"),
+    ("{a} 1 0 1\n", "{n} 0 1\n{y} 1 0\n", "values"),
+    ("{a} 1 0 1\n", "{n} 1 1 0\n{y} 1 0 1\n", "complementary"),
+])
+def test_read_corels_rejects_malformed_files(tmp_path, out, label, match):
+    with pytest.raises(ValueError, match=match):
+        _write_corels(tmp_path, out, label)
+
+
+def test_minor_file_is_checked_against_the_data(tmp_path):
+    out, label = "{a} 1 1 0 0\n", "{n} 1 0 1 1\n{y} 0 1 0 0\n"
+    good = _write_corels(tmp_path, out, label, "{group_minority} 1 0 0 0\n")
+    assert B.popcount(good.minority_bits()) == 1
+    with pytest.raises(ValueError, match="minor"):
+        _write_corels(tmp_path, out, label, "{group_minority} 0 0 0 0\n")
+
+
+def test_minority_vector_by_hand():
+    X = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]], dtype=np.uint8)
+    y = np.array([1, 1, 0, 0, 1], dtype=np.uint8)
+    z = minority_vector(X, y)
+    assert z.tolist() == [0, 0, 1, 0, 1]  # class {0,1,2}: minority label 0; class {3,4}: tie -> flag label 1
+
+
+def test_mining_support_bounds_negations_and_dedupe():
+    X = np.array([[1, 0], [1, 1], [0, 1], [0, 0]], dtype=np.uint8)
+    data = from_arrays(X, np.array([0, 1, 1, 0]), ["p", "q"])
+    mined = mine_antecedents(data, max_card=2, min_support=0.25, negations=True)
+    names = mined.data.feature_names
+    assert names[:4] == ["p", "q", "not p", "not q"]
+    assert "p,q" in names and "p,not p" not in names
+    assert mined.transform(X).shape == (4, len(names))
+    cols = {tuple(c) for c in mined.data.X.T}
+    assert len(cols) == len(names)  # identical bit vectors removed
+    strict = mine_antecedents(data, max_card=2, min_support=0.5, negations=False)
+    assert strict.data.feature_names == ["p", "q"]  # support exactly 0.5 kept (inclusive bounds)
+
+
+def test_heap_orders_by_key_then_insertion():
+    n = 50
+    key, seq, item = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    rng = np.random.default_rng(0)
+    keys = rng.integers(0, 5, n).astype(float)
+    size = 0
+    for i, k in enumerate(keys):
+        size = heap_push(key, seq, item, size, k, i, i)
+    popped = []
+    while size:
+        it, k, size = heap_pop(key, seq, item, size)
+        popped.append(it)
+    assert popped == sorted(range(n), key=lambda i: (keys[i], i))
+
+
+def test_hashtable_find_put_rehash():
+    table = new_table(16, 2)
+    keys = [np.array([i, i * 7], dtype=np.uint64) for i in range(6)]
+    from optbb.common.bitset import hash_words
+    for i, k in enumerate(keys):
+        slot = ht_find(table[0], table[1], table[2], k, hash_words(k))
+        assert slot < 0
+        ht_put(*table, slot, k, hash_words(k), float(i), i)
+    table = rehash(table, 64)
+    for i, k in enumerate(keys):
+        slot = ht_find(table[0], table[1], table[2], k, hash_words(k))
+        assert slot >= 0 and table[4][slot] == i
