@@ -131,3 +131,8 @@ def _run_dask(task: Callable, todo: list, address: str, save: Callable) -> None:
 
 def _short(params: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items() if not isinstance(v, (list, dict)))[:100]
+
+
+def echo(**params) -> dict:
+    """A trivial task returning its parameters and the worker's process id: checks a set-up (joblib, Dask)."""
+    return {"echo": params, "pid": os.getpid()}

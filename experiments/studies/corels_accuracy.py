@@ -92,7 +92,7 @@ def run(config) -> int:
     per_fold = df[(df.method == "CORELS") & (df.setting == lam9)].sort_values("fold")
     fold_tab = pd.DataFrame({"fold": per_fold.fold, "ours": per_fold.test_accuracy.map(lambda v: f"{v:.4f}"),
                              "paper": [f"{PAPER_CORELS_FOLDS[f]:.4f}" if lam9 == 0.005 else "" for f in per_fold.fold],
-                             "list": per_fold.model.str.replace("\n", " / ")})
+                             "list": per_fold.model.map(_compact)})
     _figures(df, s, lam9, config.out)
     write_markdown(config.out, "corels-accuracy", "CORELS Figures 9 and 11: accuracy and sparsity (ProPublica)", [
         mode_note(config),
@@ -106,6 +106,21 @@ def run(config) -> int:
         "![corels-accuracy-fig11](corels-accuracy-fig11.png)",
         f"## CORELS per fold (lambda {lam9})", md_table(fold_tab)])
     return 0
+
+
+def _compact(text: str) -> str:
+    """``if ({a}) then ({label:Yes})`` lines as ``a -> Yes; ...; else No``."""
+    import re
+
+    parts = []
+    for line in text.splitlines():
+        m = re.match(r"(?:else )?if \(\{(.*)\}\) then \(\{.*:(\w+)\}\)", line.strip())
+        if m:
+            parts.append(f"{m.group(1)} -> {m.group(2)}")
+        else:
+            m = re.match(r"else \(\{.*:(\w+)\}\)", line.strip())
+            parts.append(f"else {m.group(1)}" if m else line.strip())
+    return "; ".join(parts)
 
 
 def _figures(df, s, lam9, out):
