@@ -33,7 +33,7 @@ def run(config) -> int:
     s = SETTINGS[config.mode]
     df = ablation_sweep(config, s["folds"], s["lam"], s["limits"], label="table4")
     df.drop(columns=["model"]).to_csv(config.out / "corels-table4.csv", index=False)
-    top, bottom = ablation_tables(df, PAPER, "min", "s", (1e6, 1e6, "x10^6"))
+    top, bottom = ablation_tables(df, PAPER, "min" if config.mode == "full" else "s", "s", (1e6, 1e6, "x10^6"))
     ablation_figure(df, config.out, "corels-table4",
                     f"ProPublica, lambda = {s['lam']}, folds {s['folds'][0]}-{s['folds'][-1]}")
     lim = s["limits"]
