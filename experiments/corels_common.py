@@ -19,6 +19,10 @@ VARIANTS = [
     ("No equivalent points bound", {"ablation": ["equivalent_points"], "limited": True}),
 ]
 
+SHORT = {"CORELS": "CORELS", "No priority queue (BFS)": "BFS", "No support bounds": "no support bounds",
+         "No lookahead bound": "no lookahead", "No symmetry-aware map": "no symmetry map",
+         "No equivalent points bound": "no equivalent points"}
+
 COUNTERS = ("lower_bound_evaluations", "queue_insertions", "max_queue_size", "nodes_evaluated", "max_prefix_length",
             "time_to_optimum", "total_time", "memory_bytes", "n_antecedents", "n_samples")
 
@@ -174,8 +178,7 @@ def ablation_figure(df: pd.DataFrame, out: Path, name: str, title: str):
             ax.bar(i, g[col].mean(), color="0.8")
         ax.set_yscale("log")
         ax.set_xticks(range(len(names)))
-        ax.set_xticklabels([n.replace("No ", "no ").replace(" bound", "").replace("(BFS)", "").strip()
-                            for n in names], rotation=40, ha="right", fontsize=7)
+        ax.set_xticklabels([SHORT[n] for n in names], rotation=40, ha="right", fontsize=7)
         ax.set_title(lab, fontsize=9)
     if any(h for h in axes[-1].get_legend_handles_labels()[1]):
         axes[-1].legend(fontsize=7)

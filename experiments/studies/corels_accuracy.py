@@ -147,7 +147,8 @@ def _figures(df, s, lam9, out):
         for setting, r in g.iterrows():
             ax.annotate(f"{setting:g}", (r["size"], r["acc"]), fontsize=6, xytext=(3, 3), textcoords="offset points")
         p = sorted((v[1], v[0]) for (mm, _), v in PAPER_FIG11.items() if mm == m)
-        ax.plot([a for a, _ in p], [b for _, b in p], "s--", color=color, alpha=0.5, ms=4, label=f"{m} (paper)")
+        ax.plot([a for a, _ in p], [b for _, b in p], "s--", color=color, mfc="none", ms=9, lw=0.8,
+                label=f"{m} (paper)")
     ax.set_xlabel("model size (leaves / rules incl. default)"), ax.set_ylabel("test accuracy")
     ax.legend(fontsize=7), ax.set_title("Sparsity vs accuracy (Fig. 11)", fontsize=9)
     save_figure(fig, out, "corels-accuracy-fig11")
