@@ -152,6 +152,7 @@ def binoct_task(dataset: str, depth: int, time_limit: float, fold: int | None = 
     data = load(dataset, fold, "train")
     clf = BinOCTClassifier(max_depth=depth, time_limit=time_limit, regularization=regularization, threads=1,
                            formulation=formulation).fit(data.X, data.y)
+    clf.tree_.feature_names = list(data.feature_names)
     out = {"status": clf.status_, "mip_gap": clf.mip_gap_, "objective": clf.objective_,
            "lower_bound": clf.lower_bound_, "gap": clf.gap_, "errors": clf.errors_,
            "n_leaves": clf.n_leaves_, "n_leaves_merged": clf.n_leaves_merged_,
