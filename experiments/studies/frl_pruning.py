@@ -73,6 +73,7 @@ def run(config) -> int:
         "iterations, seed 0. 'Considered' = antecedents that pass the bounds at that position (the set S the "
         "sampler draws from). The paper's exact counts did not survive in the text we have; it says FRL stays "
         "below a small number in all but a few early iterations, drops sharply after 3-4 rules, and softFRL "
-        "considers more. 'Reference code' = the authors' code on the same item file (mean over its run).",
+        "considers more. 'Reference code' = the authors' code on the same item file (mean over its run; it holds 281 "
+        "antecedents, with duplicates, against our 259 distinct ones).",
         md_table(pd.DataFrame(summary)), "Per rule position:", md_table(pl), "![frl-pruning](frl-pruning.png)"])
     return 0
