@@ -96,6 +96,34 @@ def _leaf_hn(policy, n_cap, err):
 
 
 @njit(cache=True)
+def _split_cost(parent, c0, c1, leaves, ip, fp):
+    """Lower bound, in error units, on what splitting ``parent`` into ``c0, c1`` adds to both the child tree's
+    objective and the prune bound of any entry the child pushes (beyond ``lambda N`` per leaf of the child):
+    the pair's errors, less the most the entry bound can drop by splitting either of them further."""
+    err, b0 = leaves[4], leaves[5]
+    lam_n = fp[F_LAMN]
+    la, eq = ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0
+    e_pair = err[c0] + err[c1]
+    flagged = ip[P_INCR] != 0 and split_needs_refinement(err[parent], err[c0], err[c1], lam_n)
+    s0 = _splittable(leaves, c0, ip)
+    s1 = _splittable(leaves, c1, ip)
+    g0 = (err[c0] - (b0[c0] if eq else 0)) - (lam_n if la else 0.0)
+    g1 = (err[c1] - (b0[c1] if eq else 0)) - (lam_n if la else 0.0)
+    v = np.inf
+    for o in range(4):
+        if (o & 1 and not s0) or (o & 2 and not s1) or (o == 0 and flagged):
+            continue
+        val = float(e_pair)
+        if o & 1:
+            val -= g0
+        if o & 2:
+            val -= g1
+        if val < v:
+            v = val
+    return min(float(e_pair), v)
+
+
+@njit(cache=True)
 def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, total_hn, n_leaves, obj, rc,
                      ip, fp, scratch, wmask, optv, best, suffix):
     """Write every admissible split mask of a child tree into ``scratch``; returns their number or -1 (full).
@@ -280,7 +308,7 @@ def frontier_bound(entries, heap, st):
 def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, w):
     """Enumerate the children of queue entry ``item`` from combination ``digits``; 0 when finished, else NEED_*."""
     (masked, unchanged, cand0, cand1, ncand, newids, neworig, newpos, child, hbuf, pos, spl, flag, perr, pb0,
-     pncap, phn, wmask, optv, best, suffix, key_buf, counts) = w
+     pncap, phn, wmask, optv, best, suffix, key_buf, counts, ucost, umin) = w
     n_samples, n_features, lam, lam_n = ip[P_N], ip[P_M], fp[F_LAM], fp[F_LAMN]
     policy = ip[P_POLICY]
     accu, incr = ip[P_ACCU] != 0, ip[P_INCR] != 0
@@ -329,9 +357,50 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
         if ncand[i] == 0:
             return DONE
     n_new = n_old + s
+    # Each split contributes independently to a lower bound on both the child's objective and every entry the
+    # child could push: sort each leaf's candidates by that contribution and skip the combinations whose sum
+    # cannot beat the incumbent (they would neither improve it nor push anything).
+    for i in range(s):
+        for c in range(ncand[i]):
+            ucost[i, c] = _split_cost(masked[i], cand0[i, c], cand1[i, c], leaves, ip, fp)
+        for a in range(1, ncand[i]):  # stable insertion sort by cost
+            vu, v0, v1 = ucost[i, a], cand0[i, a], cand1[i, a]
+            b = a - 1
+            while b >= 0 and ucost[i, b] > vu:
+                ucost[i, b + 1] = ucost[i, b]
+                cand0[i, b + 1] = cand0[i, b]
+                cand1[i, b + 1] = cand1[i, b]
+                b -= 1
+            ucost[i, b + 1] = vu
+            cand0[i, b + 1] = v0
+            cand1[i, b + 1] = v1
+    umin[s] = 0.0
+    for i in range(s - 1, -1, -1):
+        umin[i] = umin[i + 1] + ucost[i, 0]
     while True:
         if en_prune[item] >= fp[F_RC]:
             return DONE  # the incumbent improved while expanding: the remaining children are dominated
+        thr = fp[F_RC] * n_samples - lam_n * n_new - uerr + 1e-9
+        acc = 0.0
+        viol = -1
+        for i in range(s):
+            acc += ucost[i, digits[i]]
+            if acc + umin[i + 1] >= thr:
+                viol = i
+                break
+        if viol >= 0:  # every combination with this prefix, or a costlier choice at ``viol``, is dominated
+            for k in range(viol, s):
+                digits[k] = 0
+            i = viol - 1
+            while i >= 0:
+                digits[i] += 1
+                if digits[i] < ncand[i]:
+                    break
+                digits[i] = 0
+                i -= 1
+            if i < 0:
+                return DONE
+            continue
         # children leaves of this combination, sorted by id (insertion sort, 2s entries)
         m = 2 * s
         for i in range(s):
@@ -443,7 +512,8 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, i
          np.zeros(cap, np.bool_), np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.int64),
          np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.float64), np.zeros(mw, np.uint64),
          np.zeros(cap + 1, np.int64), np.zeros(cap + 1, np.float64), np.zeros(cap + 2, np.float64),
-         np.zeros(leaves[1].shape[1], np.uint64), np.zeros(1, np.int64))
+         np.zeros(leaves[1].shape[1], np.uint64), np.zeros(1, np.int64),
+         np.zeros((cap, max(n_features, 1)), np.float64), np.zeros(cap + 1, np.float64))
     en_prune, en_s = entries[2], entries[4]
     hkey, hseq, hitem = heap
     pops = 0
