@@ -18,7 +18,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m experiments",
                                 description="Regenerate a table or figure of the CORELS, FRL and OSDT papers.")
-    p.add_argument("study", nargs="?", help="study name (see --list), or 'all'")
+    p.add_argument("study", nargs="?", help="study name (see --list), 'all', or 'list'")
     p.add_argument("--list", action="store_true", help="name every study and exit")
     p.add_argument("--quick", action="store_true", help="reduced version (few folds, larger lambda; ~1-2 min)")
     p.add_argument("--smoke", action="store_true",
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     studies = registry.load_all()
-    if args.list:
+    if args.list or args.study == "list":  # "list" also works through ``optbb reproduce list``
         width = max((len(n) for n in studies), default=0)
         for name, st in studies.items():
             print(f"{name:<{width}}  {st.description}")
