@@ -429,10 +429,15 @@ class BinOCTClassifier(ClassifierMixin, BaseEstimator):
     warm_start : give HiGHS the depth-limited CART tree as a first solution (BinOCT does so too).
     verbose : >0 prints the HiGHS log.
 
-    Fitted attributes: ``tree_`` (:class:`CompleteTree`), ``status_``, ``mip_gap_`` (relative, HiGHS),
-    ``objective_`` (errors / N, plus lambda * non-empty leaves for RBinOCT), ``lower_bound_`` (HiGHS dual bound
-    in the same units), ``n_leaves_`` (non-empty leaves), ``n_leaves_merged_``, ``solve_time_``, ``classes_``,
-    ``n_features_in_``, ``feature_names_in_`` (DataFrame input only), ``report_`` (solver details).
+    Fitted attributes: ``tree_`` (:class:`CompleteTree`), ``status_`` ("optimal", "time_limit", ...),
+    ``mip_gap_`` (HiGHS' relative gap), ``errors_``, ``objective_`` (errors / N, plus lambda * non-empty leaves
+    for RBinOCT), ``lower_bound_`` (HiGHS' dual bound in the same units; for BinOCT rounded up to whole errors),
+    ``gap_`` (``objective_ - lower_bound_``, 0 when certified), ``n_leaves_`` (non-empty leaves),
+    ``n_leaves_merged_`` (after merging same-label siblings), ``solve_time_``, ``classes_``, ``n_features_in_``,
+    ``feature_names_in_`` (DataFrame input only), ``report_`` (solver details).
+
+    HiGHS stops BinOCT once the absolute gap is below one error (errors are integers) and RBinOCT at a gap of
+    1e-7, so "optimal" is a certificate in both cases.
     """
 
     def __init__(self, max_depth=3, time_limit=None, regularization=None, threads=1, formulation="binoct",
