@@ -214,9 +214,12 @@ def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
                 status = Status.OPTIMAL
                 break
             if code == K.NEED_GROW:
-                search.collect_garbage()
-                if not search.grow():
-                    status = Status.MEMORY_LIMIT
+                # a limit already reached ends the search before a (possibly long) copy of the arrays
+                status = _limit_status(budget, search, guard)
+                if status is None:
+                    search.collect_garbage()
+                    if not search.grow():
+                        status = Status.MEMORY_LIMIT
             elif code == K.BUDGET_DONE:
                 chunk = _next_chunk(chunk, dt, budget)
             if status is None:
