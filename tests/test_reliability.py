@@ -169,20 +169,23 @@ def test_corels_time_limit_overshoot(limit):
     assert r.gap == pytest.approx(r.objective - r.lower_bound)
 
 
-def test_osdt_time_limit_overshoot_fico():
+@pytest.mark.xfail(reason="optbb/osdt/search.py checks the clock only between chunks, and neither a chunk that ends "
+                   "in a request for more memory nor the arena growth that follows (0.9 s at 300 MB, 1.5 s at 600 MB "
+                   "on FICO) is bounded by the time left", strict=False)
+@pytest.mark.parametrize("limit", [2.0, 3.0])
+def test_osdt_time_limit_overshoot_fico(limit):
     _needs_fico()
-    r = _run_child(_code(OSDT_FICO_LOAD, """
+    r = _run_child(_code(OSDT_FICO_LOAD, f"""
         solve(data, 0.05, node_limit=10)
         t0 = time.perf_counter()
-        r = solve(data, 0.0005, time_limit=2.0, memory_limit="1G")
+        r = solve(data, 0.0005, time_limit={limit}, memory_limit="2G")
         report(r, wall=time.perf_counter() - t0)
     """))
-    overshoot = r["wall"] - 2.0
+    overshoot = r["wall"] - limit
     print(f"OSDT FICO time-limit overshoot: {overshoot:.3f} s ({r['status']})")
-    assert r["status"] in ("TIME_LIMIT", "MEMORY_LIMIT")
+    assert r["status"] == "TIME_LIMIT"
     assert r["lower_bound"] <= r["objective"]
-    if r["status"] == "TIME_LIMIT":
-        assert overshoot <= _allowed_overshoot(2.0), overshoot
+    assert overshoot <= _allowed_overshoot(limit), overshoot
 
 
 def test_osdt_time_limit_overshoot_tic_tac_toe():
