@@ -2,5 +2,6 @@
 __version__ = "0.1.0"
 
 from .common import BinaryDataset, SearchResult, Status  # noqa: E402
+from .preprocessing import Binarizer  # noqa: E402
 
-__all__ = ["BinaryDataset", "SearchResult", "Status", "__version__"]
+__all__ = ["Binarizer", "BinaryDataset", "SearchResult", "Status", "__version__"]

@@ -1,11 +1,33 @@
-"""Input validation shared by the estimators (scikit-learn conventions, clear errors, no mutation of inputs)."""
+"""Input validation shared by the estimators (scikit-learn conventions, clear errors, no mutation of inputs).
+
+Every optbb estimator takes a 0/1 feature matrix (numpy, pandas or lists) and exactly two classes of any labels.
+The checks follow scikit-learn's order and wording where its estimator checks expect them (sparse input, complex
+data, empty data, continuous targets, multi-class targets), then add the binary-feature check with a pointer to
+:class:`optbb.Binarizer`.
+"""
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_is_fitted
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils import assert_all_finite
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .data import check_binary_arrays
+
+
+class BinaryOnlyTagsMixin:
+    """scikit-learn tags of the optbb classifiers: binary targets only, dense input only, no missing values."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        return tags
 
 
 def feature_names_of(X) -> np.ndarray | None:
@@ -15,31 +37,87 @@ def feature_names_of(X) -> np.ndarray | None:
     return None
 
 
-def validate_fit_input(X, y, sample_weight=None):
-    """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
-    the two classes, printable feature names and validated weights.  Raises ``ValueError`` naming the problem."""
-    if y is None:
-        raise ValueError("y is required: this estimator needs labels to fit")
+def _target_array(y) -> np.ndarray:
     y_arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is ravelled to shape "
+                      "(n_samples,)", DataConversionWarning, stacklevel=3)
         y_arr = y_arr.ravel()
     if y_arr.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y_arr.shape}")
-    if y_arr.dtype.kind == "f" and not np.all(np.isfinite(y_arr)):
-        raise ValueError("y contains NaN or inf")
+    if y_arr.dtype.kind == "f":
+        assert_all_finite(y_arr, input_name="y")  # "Input y contains NaN." / "... infinity ..."
     if y_arr.dtype.kind == "O" and pd.isna(y_arr).any():
         raise ValueError("y contains missing values")
+    return y_arr
+
+
+def validate_fit_input(X, y, sample_weight=None, estimator=None):
+    """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
+    the two classes, the DataFrame's feature names (or None) and validated weights.
+
+    With ``estimator`` given, ``n_features_in_`` and ``feature_names_in_`` are set on it the scikit-learn way.
+    Raises ``ValueError`` naming the problem.
+    """
+    if y is None:
+        raise ValueError("this estimator requires y to be passed, but the target y is None")
+    y_arr = _target_array(y)
+    n_x = X.shape[0] if hasattr(X, "shape") and len(getattr(X, "shape", ())) else (len(X) if hasattr(X, "__len__")
+                                                                                    else None)
+    if n_x is not None and n_x != y_arr.shape[0]:
+        raise ValueError(f"length mismatch: X has {n_x} samples but y has {y_arr.shape[0]}")
+    names = feature_names_of(X)
+    if estimator is not None:
+        X_checked = validate_data(estimator, X, dtype="numeric", accept_sparse=False, ensure_min_samples=1,
+                                  ensure_min_features=1)
+    else:
+        X_checked = X
+    y_type = type_of_target(y_arr, input_name="y", raise_unknown=True)
+    if y_type in ("continuous", "continuous-multioutput", "multilabel-indicator", "multiclass-multioutput"):
+        raise ValueError(f"Unknown label type: {y_type}; a classifier needs two class labels")
     classes, y_enc = np.unique(y_arr, return_inverse=True)
     if len(classes) == 1:
-        raise ValueError(f"y has a single class ({classes[0]!r}); a classifier needs two classes")
+        raise ValueError(f"y has a single class ({classes[0]!r}): one class is not enough, a classifier needs two")
     if len(classes) > 2:
-        raise ValueError(f"y has {len(classes)} classes; only binary classification is supported")
-    names = feature_names_of(X)
-    X01, y01, w = check_binary_arrays(X, y_enc.reshape(-1), sample_weight)
+        raise ValueError(f"Only binary classification is supported. The type of the target is {y_type} "
+                         f"(y has {len(classes)} classes)")
+    if sample_weight is not None:
+        w0 = np.asarray(sample_weight.to_numpy() if isinstance(sample_weight, pd.Series) else sample_weight)
+        if w0.ndim == 1 and w0.shape[0] == y_enc.shape[0] and w0.dtype.kind in "iuf":
+            if np.all(w0 == 0):
+                raise ValueError("sample_weight is zero for every sample (all weights are zero)")
+            if np.all(w0 >= 0) and len(np.unique(y_enc[w0 > 0])) < 2:
+                raise ValueError("the samples of non-zero sample_weight have a single class; a classifier needs "
+                                 "two classes")
+        sample_weight = w0
+    X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight)
     printable = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
     if len(set(printable)) != len(printable):
         raise ValueError("duplicate feature names")
     return X01, y01, classes, names, w
+
+
+def expand_weights(X01: np.ndarray, y01: np.ndarray, w: np.ndarray | None, name: str):
+    """Integer sample weights as repeated rows: a row of weight ``k`` counts ``k`` times, weight 0 drops it.
+
+    The optbb objectives count errors over samples, so integer weights are exactly repeated rows (the remedy the
+    CORELS maintainers suggest for imbalanced data).  Fractional weights are refused: the bit-vector kernels count
+    samples, they do not sum weights.  Returns ``(X, y)`` unchanged when ``w`` is None or all ones.
+    """
+    if w is None:
+        return X01, y01
+    if np.all(w == 0):
+        raise ValueError(f"{name}: sample_weight is zero for every sample (all weights are zero)")
+    if not np.allclose(w, np.round(w)):
+        raise ValueError(f"{name} supports integer sample_weight only (a weight k counts a sample k times); "
+                         "got fractional weights")
+    k = np.round(w).astype(np.int64)
+    if np.all(k == 1):
+        return X01, y01
+    X2, y2 = np.repeat(X01, k, axis=0), np.repeat(y01, k)
+    if len(np.unique(y2)) < 2:
+        raise ValueError(f"{name}: after sample_weight, y has a single class; a classifier needs two classes")
+    return X2, y2
 
 
 def validate_predict_input(estimator, X) -> np.ndarray:
@@ -48,8 +126,8 @@ def validate_predict_input(estimator, X) -> np.ndarray:
     names = feature_names_of(X)
     fitted = getattr(estimator, "feature_names_in_", None)
     if names is not None and fitted is not None and list(names) != list(fitted):
-        raise ValueError("the feature names of X differ from those seen in fit")
-    X01, _, _ = check_binary_arrays(X, np.zeros(np.shape(X)[0] if np.ndim(X) else 0))
-    if X01.shape[1] != estimator.n_features_in_:
-        raise ValueError(f"X has {X01.shape[1]} features, but the model was fitted with {estimator.n_features_in_}")
+        raise ValueError("The feature names should match those that were passed during fit: "
+                         "the feature names of X differ from those seen in fit")
+    X_checked = validate_data(estimator, X, dtype="numeric", accept_sparse=False, reset=False)
+    X01, _, _ = check_binary_arrays(X_checked, np.zeros(X_checked.shape[0]))
     return X01

@@ -8,11 +8,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..common.data import BinaryDataset
 from ..common.mining import mine_antecedents
-from ..common.validation import validate_fit_input, validate_predict_input
+from ..common.validation import BinaryOnlyTagsMixin, expand_weights, validate_fit_input, validate_predict_input
 from .search import solve
 
 
-class CorelsClassifier(ClassifierMixin, BaseEstimator):
+class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     """Certifiably optimal rule list on binary features.
 
     Antecedents are mined from the 0/1 columns of ``X`` (features and, with ``negations``, their negations; conjunctions
@@ -20,6 +20,16 @@ class CorelsClassifier(ClassifierMixin, BaseEstimator):
     minimising ``misclassification rate + regularization * rules``.  See :func:`optbb.corels.solve` for the search
     options.  Fitted attributes: ``rule_list_`` (:class:`RuleList`), ``result_`` (:class:`SearchResult`),
     ``classes_``, ``n_features_in_``, ``feature_names_in_`` (DataFrame input), ``antecedents_`` (mined).
+
+    ``sample_weight`` must hold non-negative integers: a weight ``k`` counts a sample ``k`` times (the objective is a
+    misclassification *rate* over counted samples, so integer weights are exactly repeated rows).  Fractional
+    weights are refused with a ``ValueError``.
+
+    Example::
+
+        from optbb.corels import CorelsClassifier
+        clf = CorelsClassifier(regularization=0.01).fit(X, y)   # X: 0/1 DataFrame, y: two labels
+        print(clf)                                             # the rule list, with the DataFrame's column names
     """
 
     def __init__(self, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
@@ -39,9 +49,8 @@ class CorelsClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None) -> "CorelsClassifier":
-        X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight)
-        if w is not None and not np.allclose(w, w[0]):
-            raise ValueError("CorelsClassifier does not support non-uniform sample_weight")
+        X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self)
+        X01, y01 = expand_weights(X01, y01, w, "CorelsClassifier")
         feature_names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
         data = BinaryDataset(X01, y01, feature_names, None, (str(classes[0]), str(classes[1])))
         self.antecedents_ = mine_antecedents(data, self.max_card, self.min_support, self.negations)
@@ -49,12 +58,10 @@ class CorelsClassifier(ClassifierMixin, BaseEstimator):
                              self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose)
         self.rule_list_ = self.result_.model
         self.classes_ = classes
-        self.n_features_in_ = X01.shape[1]
-        if names is not None:
-            self.feature_names_in_ = names
         return self
 
     def predict(self, X) -> np.ndarray:
+        """The label of the first rule whose antecedent each row satisfies (the default label otherwise)."""
         X01 = validate_predict_input(self, X)
         return self.classes_[self.rule_list_.predict(self.antecedents_.transform(X01))]
 

@@ -12,6 +12,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..common.data import from_arrays
 from ..common.mining import Antecedent, MinedAntecedents, mine_classwise
 from ..common.result import SearchResult
+from ..common.validation import BinaryOnlyTagsMixin, expand_weights, validate_fit_input, validate_predict_input
 from .model import FallingRuleList
 from .objective import make_falling
 from .search import SearchData, run_search
@@ -79,7 +80,7 @@ def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_s
     return twins
 
 
-class _FRLBase(ClassifierMixin, BaseEstimator):
+class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     _soft = False
 
     def _validate_params(self):
@@ -110,15 +111,23 @@ class _FRLBase(ClassifierMixin, BaseEstimator):
         p["random_state"] = check_random_state_arg(self.random_state)
         return p
 
-    def fit(self, X, y, feature_names=None):
-        """Mine the antecedents of ``X`` (0/1 features) class-wise and search for the best (softly) falling list."""
+    def fit(self, X, y, feature_names=None, sample_weight=None):
+        """Mine the antecedents of ``X`` (0/1 features) class-wise and search for the best (softly) falling list.
+
+        ``y`` holds two labels; the larger (``classes_[1]``, i.e. 1 for 0/1 labels) is the positive class whose
+        probability the list reports.  ``feature_names`` overrides the printed names (default: the DataFrame's
+        columns, or ``x0, x1, ...``).  ``sample_weight``: non-negative integers only, a weight ``k`` counting a
+        sample ``k`` times (the FRL loss counts samples; the class weight is ``positive_weight``).
+        """
         p = self._validate_params()
-        if feature_names is None and not isinstance(X, pd.DataFrame):
-            feature_names = [f"x{j}" for j in range(np.shape(X)[1])] if np.ndim(X) == 2 else None
-        data = from_arrays(X, y, feature_names)
-        n_pos = int(data.y.sum())
-        if n_pos == 0 or n_pos == data.n_samples:
-            raise ValueError(f"y has a single class ({int(data.y[0])}); FRL needs both 0 and 1 labels")
+        X01, y01, classes, _, w = validate_fit_input(X, y, sample_weight, estimator=self)
+        X01, y01 = expand_weights(X01, y01, w, type(self).__name__)
+        if feature_names is None:
+            feature_names = ([str(c) for c in X.columns] if isinstance(X, pd.DataFrame)
+                             else [f"x{j}" for j in range(X01.shape[1])])
+        elif len(feature_names) != X01.shape[1]:
+            raise ValueError(f"feature_names has {len(feature_names)} names but X has {X01.shape[1]} columns")
+        data = from_arrays(X01, y01, list(feature_names))
         t0 = time.perf_counter()
         mined = mine_classwise(data, max_card=p["max_card"], min_support=p["min_support"],
                                negations=bool(self.negations), dedupe=not self.keep_duplicates)
@@ -142,9 +151,7 @@ class _FRLBase(ClassifierMixin, BaseEstimator):
         self.antecedents_ = ants
         self.antecedent_names_ = names
         self.rule_list_ = self._build_list(rules, ants, names, A, data, p, out["objective"])
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = data.n_features
-        self.feature_names_in_ = np.array(data.feature_names, dtype=object)
+        self.classes_ = classes
         self.n_antecedents_ = A.shape[1]
         self.threshold_ = 1.0 / (1.0 + p["w"])
         self.candidates_ = out["candidates"]
@@ -192,28 +199,22 @@ class _FRLBase(ClassifierMixin, BaseEstimator):
                                p["w"], float(objective), self._soft, list(data.feature_names))
 
     def _check_fitted(self, X):
-        from sklearn.exceptions import NotFittedError
-
-        if not hasattr(self, "rule_list_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit first")
-        from ..common.data import check_binary_arrays
-
-        X = np.asarray(X.to_numpy() if isinstance(X, pd.DataFrame) else X)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X must have {self.n_features_in_} feature columns, got shape {np.shape(X)}")
-        Xc, _, _ = check_binary_arrays(X, np.zeros(X.shape[0]))
-        return Xc
+        return validate_predict_input(self, X)
 
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p`` the probability of the rule that captures each row."""
-        return self.rule_list_.predict_proba(self._check_fitted(X))
+        X01 = self._check_fitted(X)
+        return self.rule_list_.predict_proba(X01)
 
     def predict(self, X):
-        """1 iff the capturing rule's probability exceeds ``1/(1+w)``."""
-        return self.rule_list_.predict(self._check_fitted(X))
+        """``classes_[1]`` iff the capturing rule's probability exceeds ``1/(1+w)``, else ``classes_[0]``."""
+        X01 = self._check_fitted(X)
+        return self.classes_[self.rule_list_.predict(X01)]
 
     def decision_function(self, X):
-        return self.predict_proba(X)[:, 1]
+        """The capturing rule's probability of ``classes_[1]`` minus the threshold ``1/(1+w)``: positive exactly
+        where ``predict`` says ``classes_[1]`` (the scikit-learn convention for binary classifiers)."""
+        return self.predict_proba(X)[:, 1] - self.threshold_
 
 
 class FRLClassifier(_FRLBase):
