@@ -187,3 +187,77 @@ def test_binarizer_bad_input():
         Binarizer(n_thresholds=0).fit(people())
     with pytest.raises(ValueError, match="feature names"):
         Binarizer().fit(people()).transform(people().iloc[:, :2])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# exports and plots
+
+
+@pytest.fixture(scope="module")
+def fitted_models():
+    X, y = monk1_frame()
+    corels = CorelsClassifier(regularization=0.02).fit(X, y)
+    osdt = OSDTClassifier(regularization=0.025).fit(X, y)
+    frl = FRLClassifier(n_iter=200, random_state=0, min_support=0.05).fit(X, y)
+    soft = SoftFRLClassifier(n_iter=200, random_state=0, min_support=0.05).fit(X, y)
+    return X, y, {"corels": corels, "osdt": osdt, "frl": frl, "soft": soft}
+
+
+def _model(est):
+    return getattr(est, "tree_", None) or est.rule_list_
+
+
+@pytest.mark.parametrize("name", ["corels", "osdt", "frl", "soft"])
+def test_json_round_trip_identical(fitted_models, name):
+    from optbb import export
+
+    X, _, models = fitted_models
+    model = _model(models[name])
+    s = export.to_json(model)
+    back = export.from_json(s)
+    assert type(back) is type(model)
+    assert export.to_json(back) == s
+    assert export.to_dict(back) == export.to_dict(model)
+    assert export.to_text(back) == export.to_text(model)
+    if name == "osdt":
+        assert np.array_equal(back.predict(X.to_numpy()), model.predict(X.to_numpy()))
+    elif name == "corels":
+        A = models[name].antecedents_.transform(X.to_numpy())
+        assert np.array_equal(back.predict(A), model.predict(A))
+        assert type(model).from_json(model.to_json()) == model
+    else:
+        assert np.array_equal(back.predict(X.to_numpy()), model.predict(X.to_numpy()))
+        assert np.allclose(back.probabilities, model.probabilities)
+
+
+@pytest.mark.parametrize("name", ["corels", "osdt", "frl", "soft"])
+def test_latex_and_dot(fitted_models, name):
+    from optbb import export
+
+    model = _model(fitted_models[2][name])
+    tex = export.to_latex(model)
+    assert tex.startswith(r"\begin{algorithmic}") and tex.endswith(r"\end{algorithmic}")
+    assert tex.count(r"\If") == tex.count(r"\EndIf") or name != "osdt"
+    if name == "corels" and len(model):
+        assert r"\If {$(" in tex and r"\Else" in tex
+    dot = export.to_dot(model)
+    assert dot.startswith("digraph") and dot.rstrip().endswith("}")
+
+
+def test_plots_on_agg(fitted_models, tmp_path):
+    from optbb import plot
+
+    _, _, models = fitted_models
+    ax = plot.search_trace(models["corels"].result_)
+    assert ax.get_xlabel() == "time (s)" and len(ax.lines) >= 2
+    ax.figure.savefig(tmp_path / "trace.png")
+    plot.search_trace(models["frl"].result_).figure.savefig(tmp_path / "frl.png")
+    plot.tree(models["osdt"].tree_).figure.savefig(tmp_path / "tree.png")
+    plot.rule_list(models["corels"].rule_list_).figure.savefig(tmp_path / "rl.png")
+    plot.rule_list(models["soft"].rule_list_).figure.savefig(tmp_path / "frl_rl.png")
+    ax = plot.accuracy_vs_sparsity({"CORELS": [(1, 0.7), (3, 0.8)], "OSDT": [(2, 0.75), (8, 1.0)]})
+    assert len(ax.lines) == 2
+    assert all((tmp_path / f).stat().st_size > 1000 for f in ("trace.png", "tree.png", "rl.png"))
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

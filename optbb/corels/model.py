@@ -89,11 +89,31 @@ class RuleList:
         return cls(**d)
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
+        """JSON text; ``RuleList.from_json`` (or ``optbb.export.from_json``) rebuilds an identical list."""
+        from ..export import to_json
+
+        return to_json(self)
 
     @classmethod
     def from_json(cls, s: str) -> "RuleList":
-        return cls.from_dict(json.loads(s))
+        d = json.loads(s)
+        if d.get("model") == "RuleList":
+            from ..export import rule_list_from_dict
+
+            return rule_list_from_dict(d)
+        return cls.from_dict(d)
+
+    def to_latex(self) -> str:
+        """``algorithmic`` environment, as the C++ CORELS ``-L`` option writes it."""
+        from ..export import to_latex
+
+        return to_latex(self)
+
+    def to_dot(self) -> str:
+        """Graphviz DOT source: a chain of decisions."""
+        from ..export import to_dot
+
+        return to_dot(self)
 
 
 def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, regularization: float) -> RuleList:

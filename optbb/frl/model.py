@@ -89,6 +89,33 @@ class FallingRuleList:
             df = df.drop(columns="proportion")
         return df
 
+    def text(self) -> str:
+        """The table ``print`` shows: one row per clause with its probability and training counts."""
+        return str(self)
+
+    def to_json(self) -> str:
+        """JSON text; ``FallingRuleList.from_json`` rebuilds an identical list."""
+        from ..export import to_json
+
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, s: str) -> "FallingRuleList":
+        from ..export import from_json
+
+        return from_json(s)
+
+    def to_latex(self) -> str:
+        """``algorithmic`` environment with each clause's probability."""
+        from ..export import to_latex
+
+        return to_latex(self)
+
+    def to_dot(self) -> str:
+        from ..export import to_dot
+
+        return to_dot(self)
+
     def __str__(self) -> str:
         df = self.to_frame()
         w_ant = max([len("antecedent")] + [len(s) for s in df["antecedent"]])

@@ -1,0 +1,145 @@
+"""Figures with matplotlib (safe on the Agg backend, no display needed): search traces, accuracy against sparsity,
+trees and rule lists.  Every function draws on ``ax`` (a new figure when None) and returns the ``Axes``::
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from optbb import plot
+    ax = plot.search_trace(result)          # objective and lower bound against time, time to optimum marked
+    ax.figure.savefig("trace.png")
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["search_trace", "accuracy_vs_sparsity", "tree", "rule_list"]
+
+
+def _axes(ax, figsize=(6, 4)):
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def search_trace(result, ax=None, title: str | None = None):
+    """Objective (incumbent) and lower bound against time from a :class:`optbb.SearchResult`.
+
+    The time the optimum (final incumbent) was first found is marked with a dashed line; for Monte-Carlo searches
+    (FRL) without a lower bound only the objective is drawn.
+    """
+    ax = _axes(ax)
+    tr = result.trace
+    if tr is not None and len(tr):
+        t = tr["time"].to_numpy(dtype=float)
+        ax.step(t, tr["objective"].to_numpy(dtype=float), where="post", label="objective (incumbent)")
+        lb = tr["lower_bound"].to_numpy(dtype=float)
+        if np.isfinite(lb).any():
+            ax.step(t, lb, where="post", label="lower bound")
+    c = result.counters
+    t_opt = c.get("time_to_optimum", c.get("time_to_best", math.nan))
+    if t_opt is not None and math.isfinite(t_opt):
+        ax.axvline(t_opt, color="grey", linestyle="--", label=f"time to optimum {t_opt:.3g} s")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("objective")
+    ax.set_title(title or f"search trace ({result.status.name})")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def accuracy_vs_sparsity(points, ax=None, title: str = "accuracy against sparsity"):
+    """Accuracy against model size for several methods.
+
+    ``points``: a DataFrame with columns ``method``, ``size`` (rules or leaves), ``accuracy``, or a dict
+    ``{method: [(size, accuracy), ...]}``.
+    """
+    import pandas as pd
+
+    if isinstance(points, dict):
+        rows = [(m, s, a) for m, pts in points.items() for s, a in pts]
+        points = pd.DataFrame(rows, columns=["method", "size", "accuracy"])
+    ax = _axes(ax)
+    for method, g in points.groupby("method", sort=False):
+        g = g.sort_values("size")
+        ax.plot(g["size"], g["accuracy"], marker="o", label=str(method))
+    ax.set_xlabel("model size (rules or leaves)")
+    ax.set_ylabel("accuracy")
+    ax.set_title(title)
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def tree(model, ax=None, title: str | None = None):
+    """Draw an OSDT :class:`optbb.osdt.Tree` (splits as ellipses, leaves as boxes; left branch = feature is 1)."""
+    d = model.to_dict()
+
+    def width(node):
+        return 1 if "prediction" in node else width(node["true"]) + width(node["false"])
+
+    def depth(node):
+        return 0 if "prediction" in node else 1 + max(depth(node["true"]), depth(node["false"]))
+
+    W, D = width(d), depth(d)
+    ax = _axes(ax, figsize=(max(4, 1.8 * W), max(3, 1.3 * (D + 1))))
+    ax.set_axis_off()
+
+    def draw(node, x0, level):
+        w = width(node)
+        x = x0 + w / 2
+        y = D - level
+        if "prediction" in node:
+            label = f"predict {node['prediction']}"
+            if "n_samples" in node:
+                label += f"\n{node['n_samples']} samples"
+            ax.text(x, y, label, ha="center", va="center", fontsize=8,
+                    bbox=dict(boxstyle="square", facecolor="#e8f0fe"))
+            return x, y
+        xl, yl = draw(node["true"], x0, level + 1)
+        xr, yr = draw(node["false"], x0 + width(node["true"]), level + 1)
+        for (xc, yc), lab in (((xl, yl), "1"), ((xr, yr), "0")):
+            ax.annotate("", xy=(xc, yc + 0.2), xytext=(x, y - 0.2), arrowprops=dict(arrowstyle="->"))
+            ax.text((x + xc) / 2, (y + yc) / 2, lab, fontsize=7, color="grey")
+        ax.text(x, y, node["name"], ha="center", va="center", fontsize=8,
+                bbox=dict(boxstyle="round", facecolor="white"))
+        return x, y
+
+    draw(d, 0, 0)
+    ax.set_xlim(-0.2, W + 0.2)
+    ax.set_ylim(-0.6, D + 0.6)
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def rule_list(model, ax=None, title: str | None = None):
+    """Draw a CORELS :class:`~optbb.corels.RuleList` or an FRL :class:`~optbb.frl.FallingRuleList` as a table of
+    clauses; for falling rule lists a bar shows each clause's probability."""
+    if type(model).__name__ == "FallingRuleList":
+        probs = np.asarray(model.probabilities, dtype=float)
+        clauses = [("IF" if k == 0 else "ELSE IF", n, f"{probs[k]:.3f}") for k, n in enumerate(model.names)]
+        clauses.append(("ELSE", "", f"{probs[-1]:.3f}"))
+        bars = probs
+    else:
+        lab = model.label_names
+        clauses = [("IF" if k == 0 else "ELSE IF", r.name, str(lab[r.prediction])) for k, r in
+                   enumerate(model.rules)]
+        clauses.append(("ELSE", "", str(lab[model.default_prediction])))
+        bars = None
+    n = len(clauses)
+    ax = _axes(ax, figsize=(7, 0.45 * n + 0.8))
+    ax.set_axis_off()
+    for k, (kw, cond, out) in enumerate(clauses):
+        y = n - 1 - k
+        ax.text(0.0, y, kw, fontsize=9, fontweight="bold", va="center")
+        ax.text(0.12, y, cond, fontsize=9, va="center")
+        ax.text(0.72, y, "then " + out, fontsize=9, va="center")
+        if bars is not None:
+            ax.barh(y, 0.12 * bars[k], left=0.86, height=0.5, color="#4c72b0")
+    ax.set_xlim(0, 1.0)
+    ax.set_ylim(-0.7, n - 0.3)
+    if title:
+        ax.set_title(title)
+    return ax
