@@ -33,7 +33,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..common.validation import validate_fit_input, validate_predict_input
+from ..common.validation import BinaryOnlyTagsMixin, expand_weights, validate_fit_input, validate_predict_input
 
 FORMULATIONS = ("binoct", "rowwise")
 
@@ -414,7 +414,7 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
 # ---------------------------------------------------------------------------------------------------------------
 # the estimator
 # ---------------------------------------------------------------------------------------------------------------
-class BinOCTClassifier(ClassifierMixin, BaseEstimator):
+class BinOCTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     """Optimal complete decision tree of depth ``max_depth`` on binary features (BinOCT), or its regularised
     variant RBinOCT when ``regularization`` is a number (penalty per non-empty leaf, as OSDT's lambda).
 
@@ -469,9 +469,12 @@ class BinOCTClassifier(ClassifierMixin, BaseEstimator):
         if self.formulation not in FORMULATIONS:
             raise ValueError(f"formulation must be one of {FORMULATIONS}, got {self.formulation!r}")
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
+        """Solve the MIP on ``(X, y)``.  ``sample_weight``: non-negative integers, a weight ``k`` counting a sample
+        ``k`` times (as the other optbb estimators)."""
         self._check_params()
-        X01, y01, classes, names, _ = validate_fit_input(X, y)
+        X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self)
+        X01, y01 = expand_weights(X01, y01, w, "BinOCTClassifier")
         printable = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
         rep = solve_mip(X01, y01, int(self.max_depth), self.regularization, self.time_limit, int(self.threads),
                         self.formulation, bool(self.warm_start), int(self.verbose))
@@ -482,11 +485,6 @@ class BinOCTClassifier(ClassifierMixin, BaseEstimator):
         lam = 0.0 if self.regularization is None else float(self.regularization)
         self.tree_ = tree
         self.classes_ = classes
-        self.n_features_in_ = X01.shape[1]
-        if names is not None:
-            self.feature_names_in_ = names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
         self.status_ = rep["status"]
         self.mip_gap_ = rep["mip_gap"]
         self.errors_ = int(errors)
@@ -505,5 +503,6 @@ class BinOCTClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X):
+        """The label of the leaf each row reaches."""
         X01 = validate_predict_input(self, X)
         return self.tree_.predict(X01)
