@@ -68,17 +68,25 @@ def load(name: str, fold: int | None = None, split: str = "train"):
                 raise FileNotFoundError(f"FICO is not bundled; set {FICO_ENV} to your fico_binary.csv")
             return load_osdt("fico", path=p)
         return load_osdt(name)
-    stem = DATASETS[name][0]
-    p = OSDT_SPLITS / f"{stem}.csv.{split}{fold}.csv"
-    if not p.is_file():
+    p = _fold_file(name, fold, split)
+    if p is None:
+        p = OSDT_SPLITS / f"{DATASETS[name][0]}.csv.{split}{fold}.csv"
         raise FileNotFoundError(f"fold file {p} not found (the 10-fold splits live in {OSDT_SPLITS}; set "
                                 "OPTBB_SHARED_DATA to the folder holding osdt/)")
     return read_osdt_csv(p)
 
 
+def _fold_file(name: str, fold: int, split: str) -> Path | None:
+    """``<stem>.csv.<split><fold>.csv``, plain or gzip-compressed (the FICO training folds are)."""
+    base = OSDT_SPLITS / f"{DATASETS[name][0]}.csv.{split}{fold}.csv"
+    for p in (base, Path(f"{base}.gz")):
+        if p.is_file():
+            return p
+    return None
+
+
 def has_folds(name: str) -> bool:
-    stem = DATASETS[name][0]
-    return (OSDT_SPLITS / f"{stem}.csv.train1.csv").is_file()
+    return _fold_file(name, 1, "train") is not None and _fold_file(name, 1, "test") is not None
 
 
 def _acc(pred, y) -> float:
