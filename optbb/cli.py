@@ -110,7 +110,7 @@ def cmd_frl(args) -> int:
         est = SoftFRLClassifier(monotonicity_penalty=args.monotonicity_penalty, n_iter=args.n_iter or 6000, **common)
     else:
         est = FRLClassifier(n_iter=args.n_iter or 3000, **common)
-    est.fit(X, y)
+    est.fit(X, y, verbose=args.verbose)
     _print_result(f"{'softFRL' if args.soft else 'FRL'} w={args.positive_weight} C={args.regularization}",
                   est.result_, str(est.rule_list_))
     _write_trace(est.result_, args.trace)
@@ -172,6 +172,8 @@ def cmd_reproduce(args) -> int:
         from experiments.__main__ import main as experiments_main
     except ImportError:
         raise InputError("the experiments package is not installed") from None
+    if args.list or not args.study:
+        return experiments_main(["--list"] if args.list else [])
     return experiments_main([args.study, *args.rest])
 
 
@@ -235,14 +237,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--time-limit", type=float, default=None, metavar="S")
     p.add_argument("--trace", default=None, metavar="FILE")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
     p.set_defaults(func=cmd_frl)
 
     p = sub.add_parser("datasets", help="list the bundled data sets")
     p.set_defaults(func=cmd_datasets)
 
     p = sub.add_parser("reproduce", help="regenerate a table or figure of the papers (see --list)")
-    p.add_argument("study")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.add_argument("--list", action="store_true", help="name every study and exit")
+    p.add_argument("study", nargs="?", help="study name (see --list) or 'all'")
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="options for the study (--quick, --jobs N, --out DIR)")
     p.set_defaults(func=cmd_reproduce)
     return parser
 

@@ -111,13 +111,14 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         p["random_state"] = check_random_state_arg(self.random_state)
         return p
 
-    def fit(self, X, y, feature_names=None, sample_weight=None):
+    def fit(self, X, y, feature_names=None, sample_weight=None, verbose=0):
         """Mine the antecedents of ``X`` (0/1 features) class-wise and search for the best (softly) falling list.
 
         ``y`` holds two labels; the larger (``classes_[1]``, i.e. 1 for 0/1 labels) is the positive class whose
         probability the list reports.  ``feature_names`` overrides the printed names (default: the DataFrame's
         columns, or ``x0, x1, ...``).  ``sample_weight``: non-negative integers only, a weight ``k`` counting a
-        sample ``k`` times (the FRL loss counts samples; the class weight is ``positive_weight``).
+        sample ``k`` times (the FRL loss counts samples; the class weight is ``positive_weight``).  ``verbose`` > 0
+        shows a progress line (iterations, best objective) when stderr is a terminal.
         """
         p = self._validate_params()
         X01, y01, classes, _, w = validate_fit_input(X, y, sample_weight, estimator=self)
@@ -146,7 +147,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         mining_time = time.perf_counter() - t0
         out = run_search(sdata, soft=self._soft, w=p["w"], C=p["C"], C1=p["C1"], n_iter=p["n_iter"],
                          p_stop=p["p_stop"], lam=p["lam"], paper_feasibility=p["paper"],
-                         random_state=p["random_state"], time_limit=p["time_limit"])
+                         random_state=p["random_state"], time_limit=p["time_limit"], verbose=verbose)
         rules = [int(r) for r in out["rules"]]
         self.antecedents_ = ants
         self.antecedent_names_ = names

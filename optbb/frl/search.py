@@ -485,7 +485,7 @@ class SearchData:
 
 def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n_iter: int, p_stop: float,
                lam: float, paper_feasibility: bool, random_state, time_limit: float | None, target: float | None = None,
-               scan_block: int = BLOCK):
+               scan_block: int = BLOCK, verbose: int = 0):
     """Run Algorithm FRL (``soft=False``) or softFRL in chunks of iterations.
 
     Returns a dict: ``rules`` (antecedent indices of the best list), ``objective``, ``status`` (ITERATION_LIMIT,
@@ -493,10 +493,13 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
     the start at the end of each iteration, interpolated linearly inside a chunk), ``candidates`` ((iterations,
     levels) int32, -1 where a level was not reached), ``stats`` (dict of work counters), ``time`` and ``cpu_time``.
     ``target`` (for benchmarks) ends the run, with ``reached_target`` set, once the best objective is at or below it.
+    ``verbose`` > 0 shows a progress line on a terminal (iterations, best objective; no lower bound: the search is
+    Monte-Carlo).
     """
     import time
 
     from ..common.limits import InterruptGuard
+    from ..common.progress import Progress
     from ..common.result import Status
 
     rng = seed_state(random_state)
@@ -512,6 +515,7 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
     chunk = 16
     start = time.perf_counter()
     cpu_start = time.process_time()
+    progress = Progress(verbose, "FRL" if not soft else "softFRL")
     with InterruptGuard() as guard:
         while done < n_iter:
             if guard.interrupted:
@@ -541,11 +545,13 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
             reached = (c_cand >= 0).any(axis=0).nonzero()[0]
             cand.append(c_cand[:, :int(reached.max()) + 1 if reached.size else 1].copy())
             done += m
+            progress.update(done, float(best_L[0]), math.nan, 0, 0)
             # aim at chunks of about 50 ms, so limits and Ctrl-C are honoured promptly
             per = (t1 - t0) / m
             chunk = int(min(max(1, 0.05 / per if per > 0 else 4096), 4096))
             if time_limit is not None:
                 chunk = max(1, min(chunk, int((time_limit - (t1 - start)) / per) + 1 if per > 0 else chunk))
+    progress.close()
     total = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     width = max([c.shape[1] for c in cand], default=1)
