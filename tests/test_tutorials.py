@@ -10,7 +10,7 @@ import pytest
 matplotlib.use("Agg")
 
 ROOT = Path(__file__).resolve().parents[1]
-TUTORIALS = sorted((ROOT / "docs" / "tutorials").glob("*.md"))
+TUTORIALS = sorted((ROOT / "docs" / "tutorials").glob("*.md")) + [ROOT / "docs" / "extending.md"]
 
 
 def python_blocks(path: Path) -> list[str]:
