@@ -56,7 +56,7 @@ def golden_rows() -> list[dict]:
     return []
 
 
-SLOW_GOLDEN = {("tic-tac-toe", "0.025")}
+SLOW_GOLDEN: set[tuple[str, str]] = set()  # (dataset, lambda) rows too slow for the default run
 
 
 def _golden_params():
@@ -65,11 +65,7 @@ def _golden_params():
         return [pytest.param(None, marks=pytest.mark.skip(reason="golden/osdt_objectives.csv not found"))]
     out = []
     for r in rows:
-        marks = []
-        if (r["dataset"], r["lambda"]) in SLOW_GOLDEN:
-            marks = [pytest.mark.slow, pytest.mark.xfail(
-                strict=False, reason="OSDT's bounds do not certify tic-tac-toe at lambda 0.025 within 10 minutes "
-                                     "(the best tree is found at once; the lower bound lags)")]
+        marks = [pytest.mark.slow] if (r["dataset"], r["lambda"]) in SLOW_GOLDEN else []
         out.append(pytest.param(r, marks=marks, id=f"{r['dataset']}-{r['lambda']}"))
     return out
 

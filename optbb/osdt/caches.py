@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..common.bitset import and_into, hash_words, popcount, popcount_and
+from ..common.bitset import and_into, hash_words, popcount, popcount_and, popcount_and3
 from ..common.bounds import majority_errors
 from ..common.hashtable import ht_find, ht_put, new_table, rehash
 from .bounds import leaf_is_dead
@@ -30,12 +30,39 @@ from .bounds import leaf_is_dead
 
 
 @njit(cache=True)
-def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, key_buf, lam_n, support):
+def split_floor(lid, data, leaves, lam_n, equivalent_points):
+    """Lower bound, in error units with ``lambda N`` per leaf, on the cost of any subtree that splits leaf ``lid``
+    (a two-level lookahead): it splits on some feature ``f``, and each side either stays a leaf (its errors plus
+    ``lambda N``) or is split again (at least its equivalent-points minority plus ``2 lambda N``).  Never below
+    ``b0 + 2 lambda N``, the one-step lookahead with equivalent points.  ``inf`` when no feature is left."""
+    xbits, xnot, ybits, zbits = data
+    cap, key, dead_feat, n_cap, err, b0 = leaves[0], leaves[1], leaves[2], leaves[3], leaves[4], leaves[5]
+    kw = dead_feat.shape[1]
+    n, npos, nb0 = n_cap[lid], popcount_and(cap[lid], ybits), b0[lid]
+    best = np.inf
+    for f in range(xbits.shape[0]):
+        wi, bi = f >> 6, np.uint64(f & 63)
+        if ((key[lid, wi] | key[lid, kw + wi]) >> bi) & np.uint64(1):
+            continue
+        n1 = popcount_and(cap[lid], xbits[f])
+        p1 = popcount_and3(cap[lid], xbits[f], ybits)
+        z1 = popcount_and3(cap[lid], xbits[f], zbits) if equivalent_points else 0
+        z0 = nb0 - z1 if equivalent_points else 0
+        _, e1 = majority_errors(p1, n1)
+        _, e0 = majority_errors(npos - p1, n - n1)
+        v = min(e0 + lam_n, z0 + 2 * lam_n) + min(e1 + lam_n, z1 + 2 * lam_n)
+        if v < best:
+            best = v
+    return best
+
+
+@njit(cache=True)
+def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, key_buf, lam_n, support, equiv):
     """Id of the child of leaf ``parent`` with the literal ``x_feature = value``; creates it on a miss.
 
     ``counts[0]`` is the number of leaves (the caller guarantees room for one more)."""
     xbits, xnot, ybits, zbits = data
-    cap, key, dead_feat, n_cap, err, b0, label, depth, dead = leaves
+    cap, key, dead_feat, n_cap, err, b0, label, depth, dead, _ = leaves
     kw = dead_feat.shape[1]
     for i in range(key.shape[1]):
         key_buf[i] = key[parent, i]
@@ -64,15 +91,16 @@ def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, k
         key[lid, i] = key_buf[i]
     for i in range(kw):
         dead_feat[lid, i] = dead_feat[parent, i]  # dead features are inherited (correct counts only shrink)
+    leaves[9][lid] = split_floor(lid, data, leaves, lam_n, equiv)
     ht_put(tkeys, thash, tused, tfval, tival, slot, key_buf, h, 0.0, lid)
     return lid
 
 
 @njit(cache=True)
-def init_root_leaf(data, leaves, table, counts, n_samples, lam_n, support):
+def init_root_leaf(data, leaves, table, counts, n_samples, lam_n, support, equiv):
     """Create leaf 0, the empty conjunction capturing every sample."""
     xbits, xnot, ybits, zbits = data
-    cap, key, dead_feat, n_cap, err, b0, label, depth, dead = leaves
+    cap, key, dead_feat, n_cap, err, b0, label, depth, dead, _ = leaves
     for i in range(cap.shape[1]):
         cap[0, i] = ~np.uint64(0)
     rem = n_samples - (cap.shape[1] - 1) * 64
@@ -88,6 +116,7 @@ def init_root_leaf(data, leaves, table, counts, n_samples, lam_n, support):
     dead[0] = support and leaf_is_dead(e, lam_n)
     key[0, :] = 0
     dead_feat[0, :] = 0
+    leaves[9][0] = split_floor(0, data, leaves, lam_n, equiv)
     tkeys, thash, tused, tfval, tival = table
     h = hash_words(key[0])
     slot = ht_find(tkeys, thash, tused, key[0], h)
@@ -168,7 +197,8 @@ class Arena:
         self.leaves = (np.zeros((leaves, n_words), np.uint64), np.zeros((leaves, 2 * key_words), np.uint64),
                        np.zeros((leaves, key_words), np.uint64), np.zeros(leaves, np.int64),
                        np.zeros(leaves, np.int64), np.zeros(leaves, np.int64), np.zeros(leaves, np.int8),
-                       np.zeros(leaves, np.int64), np.zeros(leaves, np.bool_))
+                       np.zeros(leaves, np.int64), np.zeros(leaves, np.bool_),
+                       np.zeros(leaves, np.float64))
         self.ltable = new_table(2 * leaves, 2 * key_words)
         self.trees = (np.zeros(trees, np.int64), np.zeros(trees, np.int64), np.zeros(trees, np.int64),
                       np.zeros(4 * trees, np.int64))

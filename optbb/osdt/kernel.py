@@ -95,6 +95,16 @@ def _leaf_hn(policy, n_cap, err):
     return 0.0
 
 
+@njit(cache=True, inline="always")
+def _gain(leaves, lid, la, eq, lam_n):
+    """How much the entry bound drops (error units) when leaf ``lid`` is split instead of kept as a leaf: with the
+    lookahead, its cost ``err + lambda N`` is replaced by the two-level split floor; without it, only the
+    equivalent points bound applies (``err`` replaced by ``b0``)."""
+    if la:
+        return (leaves[4][lid] + lam_n) - leaves[9][lid]
+    return leaves[4][lid] - (leaves[5][lid] if eq else 0)
+
+
 @njit(cache=True)
 def _split_cost(parent, c0, c1, leaves, ip, fp):
     """Lower bound, in error units, on what splitting ``parent`` into ``c0, c1`` adds to both the child tree's
@@ -107,8 +117,8 @@ def _split_cost(parent, c0, c1, leaves, ip, fp):
     flagged = ip[P_INCR] != 0 and split_needs_refinement(err[parent], err[c0], err[c1], lam_n)
     s0 = _splittable(leaves, c0, ip)
     s1 = _splittable(leaves, c1, ip)
-    g0 = (err[c0] - (b0[c0] if eq else 0)) - (lam_n if la else 0.0)
-    g1 = (err[c1] - (b0[c1] if eq else 0)) - (lam_n if la else 0.0)
+    g0 = _gain(leaves, c0, la, eq, lam_n)
+    g1 = _gain(leaves, c1, la, eq, lam_n)
     v = np.inf
     for o in range(4):
         if (o & 1 and not s0) or (o & 2 and not s1) or (o == 0 and flagged):
@@ -124,7 +134,7 @@ def _split_cost(parent, c0, c1, leaves, ip, fp):
 
 
 @njit(cache=True)
-def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, total_hn, n_leaves, obj, rc,
+def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_leaves, obj, rc,
                      ip, fp, scratch, wmask, optv, best, suffix):
     """Write every admissible split mask of a child tree into ``scratch``; returns their number or -1 (full).
 
@@ -146,7 +156,7 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, t
             for b in range(2):
                 if o >> b & 1:
                     q = 2 * j + b
-                    g += (perr[q] - (pb0[q] if eq else 0)) - (lam_n if la else 0.0)
+                    g += pgain[q]
             if g > bj:
                 bj = g
         if bj == -1e300:
@@ -168,7 +178,7 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, t
             for b in range(2):
                 if o >> b & 1:
                     q = 2 * j + b
-                    cur_gain -= (perr[q] - (pb0[q] if eq else 0)) - (lam_n if la else 0.0)
+                    cur_gain -= pgain[q]
                     cur_err -= perr[q]
                     cur_b0 -= pb0[q]
                     cur_s -= 1
@@ -186,7 +196,7 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, t
         for b in range(2):
             if o >> b & 1:
                 q = 2 * j + b
-                cur_gain += (perr[q] - (pb0[q] if eq else 0)) - (lam_n if la else 0.0)
+                cur_gain += pgain[q]
                 cur_err += perr[q]
                 cur_b0 += pb0[q]
                 cur_s += 1
@@ -208,6 +218,16 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, t
         prune = entry_bound(lb_err, cur_b0, n_leaves, cur_s, n_samples, lam, la, eq)
         if lbf:
             prune = max(prune, leaf_count_bound(lb_err, n_leaves, cur_s, n_samples, lam))
+        lbnd = objective_value(lb_err + cur_b0, n_leaves + cur_s, n_samples, lam)
+        if la:  # two-level lookahead: exact sum over the split leaves, less a margin for rounding
+            sc = 0.0
+            for jj in range(npairs):
+                for b in range(2):
+                    if optv[jj] >> b & 1:
+                        sc += psc[2 * jj + b]
+            deep = (lb_err + lam_n * (n_leaves - cur_s) + sc - 1e-9) / n_samples
+            prune = max(prune, deep)
+            lbnd = max(lbnd, deep)
         if prune >= rc:
             continue
         if k >= sc_prune.shape[0]:
@@ -215,7 +235,7 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pncap, phn, total_err, t
         for w in range(wmask.shape[0]):
             sc_mask[k, w] = wmask[w]
         sc_prune[k] = prune
-        sc_lbnd[k] = objective_value(lb_err + cur_b0, n_leaves + cur_s, n_samples, lam)
+        sc_lbnd[k] = lbnd
         sc_key[k] = _policy_key(policy, lb_err, n_leaves, obj, n_samples, lam, cur_ncap, total_hn - cur_hn)
         sc_s[k] = cur_s
         k += 1
@@ -262,7 +282,7 @@ def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
     """Root leaf, root tree (evaluated as a candidate incumbent) and the root entry (split the root)."""
     n_samples, lam = ip[P_N], fp[F_LAM]
     counts = np.zeros(1, dtype=np.int64)
-    init_root_leaf(data, leaves, ltable, counts, n_samples, fp[F_LAMN], ip[P_SUPPORT] != 0)
+    init_root_leaf(data, leaves, ltable, counts, n_samples, fp[F_LAMN], ip[P_SUPPORT] != 0, ip[P_EQUIV] != 0)
     st[S_NLEAVES] = counts[0]
     toff, tlen, terr, tleaves = trees
     tslot, thash = ttable
@@ -283,10 +303,15 @@ def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
         prune = entry_bound(0, b0, 1, 1, n_samples, lam, ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0)
         if ip[P_LEAFBOUND] != 0:
             prune = max(prune, leaf_count_bound(0, 1, 1, n_samples, lam))
+        lbnd = objective_value(b0, 2, n_samples, lam)
+        if ip[P_LOOKAHEAD] != 0:
+            deep = (leaves[9][0] - 1e-9) / n_samples
+            prune = max(prune, deep)
+            lbnd = max(lbnd, deep)
         if prune < fp[F_RC]:
             mask = np.zeros(entries[1].shape[1], dtype=np.uint64)
             mask[0] = 1
-            _push_entry(entries, heap, st, 0, mask, prune, objective_value(b0, 2, n_samples, lam), 1, 0.0)
+            _push_entry(entries, heap, st, 0, mask, prune, lbnd, 1, 0.0)
 
 
 @njit(cache=True)
@@ -308,7 +333,7 @@ def frontier_bound(entries, heap, st):
 def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, w):
     """Enumerate the children of queue entry ``item`` from combination ``digits``; 0 when finished, else NEED_*."""
     (masked, unchanged, cand0, cand1, ncand, newids, neworig, newpos, child, hbuf, pos, spl, flag, perr, pb0,
-     pncap, phn, wmask, optv, best, suffix, key_buf, counts, ucost, umin) = w
+     pncap, phn, wmask, optv, best, suffix, key_buf, counts, ucost, umin, pgain, psc) = w
     n_samples, n_features, lam, lam_n = ip[P_N], ip[P_M], fp[F_LAM], fp[F_LAMN]
     policy = ip[P_POLICY]
     accu, incr = ip[P_ACCU] != 0, ip[P_INCR] != 0
@@ -342,8 +367,10 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
             wi, bi = f >> 6, np.uint64(f & 63)
             if ((key[lid, wi] | key[lid, kw + wi] | dead_feat[lid, wi]) >> bi) & np.uint64(1):
                 continue
-            c0 = leaf_lookup_or_create(lid, f, 0, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0)
-            c1 = leaf_lookup_or_create(lid, f, 1, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0)
+            c0 = leaf_lookup_or_create(lid, f, 0, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0,
+                                       ip[P_EQUIV] != 0)
+            c1 = leaf_lookup_or_create(lid, f, 1, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0,
+                                       ip[P_EQUIV] != 0)
             if accu and (leaf_accuracy_too_small(n_cap[c0], err[c0], lam_n)
                          or leaf_accuracy_too_small(n_cap[c1], err[c1], lam_n)):
                 dead_feat[lid, wi] |= np.uint64(1) << bi
@@ -448,12 +475,14 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                     spl[q] = _splittable(leaves, lid, ip)
                     perr[q] = err[lid]
                     pb0[q] = leaves[5][lid]
+                    pgain[q] = _gain(leaves, lid, ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0, lam_n)
+                    psc[q] = leaves[9][lid]
                     pncap[q] = n_cap[lid]
                     phn[q] = _leaf_hn(policy, n_cap[lid], err[lid])
                 flag[i] = incr and split_needs_refinement(err[parent], perr[2 * i], perr[2 * i + 1], lam_n)
             k = 0
             if n_new < ip[P_LMAX]:  # a larger tree costs lambda * n_new > R^c: no entry can survive
-                k = _enumerate_masks(s, pos, spl, flag, perr, pb0, pncap, phn, total_err, total_hn, n_new, obj, rc,
+                k = _enumerate_masks(s, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_new, obj, rc,
                                      ip, fp, scratch, wmask, optv, best, suffix)
             if k < 0:
                 st[S_NEED] = 2 * sc_prune.shape[0]
@@ -513,7 +542,8 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, i
          np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.float64), np.zeros(mw, np.uint64),
          np.zeros(cap + 1, np.int64), np.zeros(cap + 1, np.float64), np.zeros(cap + 2, np.float64),
          np.zeros(leaves[1].shape[1], np.uint64), np.zeros(1, np.int64),
-         np.zeros((cap, max(n_features, 1)), np.float64), np.zeros(cap + 1, np.float64))
+         np.zeros((cap, max(n_features, 1)), np.float64), np.zeros(cap + 1, np.float64),
+         np.zeros(2 * cap, np.float64), np.zeros(2 * cap, np.float64))
     en_prune, en_s = entries[2], entries[4]
     hkey, hseq, hitem = heap
     pops = 0
