@@ -4,7 +4,6 @@ Smoke mode (``OPTBB_EXPERIMENTS_SMOKE=1``) is a smaller ``--quick``: one fold or
 limits.  Studies run in this process so the JIT kernels and bank-full load once.
 """
 import json
-import os
 import sys
 from pathlib import Path
 

@@ -21,7 +21,8 @@ PAPER_TEXT = ("Paper (ProPublica, lambda = 0.005): the representative fold of Fi
               "equivalent points bound the run is still far from complete after more than 2 hours.")
 
 
-@register("corels-trace", "CORELS Figs 16/18: objective and lower bound vs time for each variant on one ProPublica fold")
+@register("corels-trace",
+          "CORELS Figs 16/18: objective and lower bound vs time for each variant on one ProPublica fold")
 def run(config) -> int:
     s = SETTINGS[config.mode]
     configs = [{"fold": s["fold"], "regularization": s["lam"], "trace": True, **variant_params(kw, s["limits"])}
@@ -47,7 +48,8 @@ def run(config) -> int:
         axes[0].step(t, tr.objective, where="post", color=f"C{i}", label=name)
         axes[0].step(t, tr.lower_bound, where="post", color=f"C{i}", ls="--")
         axes[1].step(t, np.maximum(tr.queue_size, 1), where="post", color=f"C{i}", label=name)
-    axes[0].set_xscale("log"), axes[0].set_xlabel("time (s)"), axes[0].set_ylabel("objective (solid), lower bound (dashed)")
+    axes[0].set_xscale("log"), axes[0].set_xlabel("time (s)")
+    axes[0].set_ylabel("objective (solid), lower bound (dashed)")
     axes[1].set_xscale("log"), axes[1].set_yscale("log"), axes[1].set_xlabel("time (s)")
     axes[1].set_ylabel("queue size"), axes[1].legend(fontsize=7)
     fig.suptitle(f"ProPublica fold {s['fold']}, lambda = {s['lam']}", fontsize=10)

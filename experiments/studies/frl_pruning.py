@@ -51,15 +51,17 @@ def run(config) -> int:
             col = c[:, lvl]
             if np.all(np.isnan(col)):
                 continue
-            long_rows.append({"method": r["method"], "level": lvl, "iterations reaching it": int((~np.isnan(col)).sum()),
+            long_rows.append({"method": r["method"], "level": lvl,
+                              "iterations reaching it": int((~np.isnan(col)).sum()),
                               "mean": mean[lvl], "max": np.nanmax(col)})
         ref0, refall = REFERENCE[r["method"]]
+        later = np.where(np.isnan(c[:, 1:]), 0, c[:, 1:])
+        small = f"{np.mean(later.max(axis=1) < 0.1 * r['n_antecedents']):.2f}" if c.shape[1] > 1 else "-"
         summary.append({"method": r["method"], "antecedents": r["n_antecedents"],
                         "mean considered at position 0": f"{np.nanmean(c[:, 0]):.1f}", "reference code": ref0,
                         "mean over all positions": f"{np.nanmean(c):.1f}", "reference code ": refall,
                         "iterations considering < 10 % of the antecedents at every position after the first":
-                            f"{np.mean(np.nanmax(np.where(np.isnan(c[:, 1:]), 0, c[:, 1:]), axis=1) < 0.1 * r['n_antecedents']):.2f}"
-                            if c.shape[1] > 1 else "-"})
+                            small})
     axes[0].set_ylabel("antecedents considered")
     save_figure(fig, config.out, "frl-pruning")
     per_level = pd.DataFrame(long_rows)

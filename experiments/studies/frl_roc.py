@@ -93,7 +93,8 @@ def run(config) -> int:
         f"Random 75 / 25 splits {s['splits']}, w in {s['ws']}; FRL (C = 1e-6, {s['iters']['FRL']} iterations) and "
         f"softFRL (C = 1e-6, C1 = 0.5, {s['iters']['softFRL']} iterations) against cost-sensitive CART (rpart-style, "
         f"cp = .001), a random forest of {s['trees']} cost-sensitive trees, and AdaBoost on depth-2 trees with initial "
-        "sample weights {0: 1, 1: w}. Mean test FPR / TPR over splits. The paper reports no numbers for this figure, only that the "
+        "sample weights {0: 1, 1: w}. Mean test FPR / TPR over splits. The paper reports no numbers for this figure, "
+        "only that the "
         "curves lie close to each other (and it adds C4.5, C5.0 and RIPPER, not run here).",
         md_table(pd.DataFrame(rows)),
         "Area under each curve (through (0,0) and (1,1)): " + ", ".join(f"{m} {a:.3f}" for m, a in auc.items()) + ".",
