@@ -117,6 +117,7 @@ def test_pandas_names_in_printed_models():
     osdt = OSDTClassifier(regularization=0.025).fit(X, y)
     frl = FRLClassifier(n_iter=200, random_state=0, min_support=0.05).fit(X, y)
     names = set(X.columns)
+    assert str(osdt) == osdt.tree_.text() and str(frl) == str(frl.rule_list_)
     for text in (str(corels), str(osdt.tree_), str(frl.rule_list_)):
         assert any(n in text for n in names), text
         assert not re.search(r"\bx\d+\b", text), text
@@ -261,3 +262,32 @@ def test_plots_on_agg(fitted_models, tmp_path):
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# progress lines
+
+
+def test_progress_line_for_every_solver(monkeypatch, capsys):
+    import sys
+
+    from optbb.corels import solve as corels_solve
+    from optbb.datasets import load_osdt
+    from optbb.osdt import solve as osdt_solve
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    X, y = monk1_frame()
+    FRLClassifier(n_iter=300, random_state=0).fit(X, y, verbose=1)
+    data = load_osdt("monk1")
+    osdt_solve(data, 0.01, verbose=1)
+    from optbb.common.mining import mine_antecedents
+
+    corels_solve(mine_antecedents(data, 2, 0.01, True).data, 0.01, verbose=1)
+    err = capsys.readouterr().err
+    for name in ("FRL", "osdt", "CORELS"):
+        assert name in err, err[-500:]
+    assert "obj=" in err
+    # off when not a terminal
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    FRLClassifier(n_iter=50, random_state=0).fit(X, y, verbose=1)
+    assert capsys.readouterr().err == ""

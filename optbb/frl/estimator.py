@@ -218,6 +218,11 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         return self.predict_proba(X)[:, 1] - self.threshold_
 
 
+    def __str__(self) -> str:
+        """The fitted falling rule list, or the parameters before fit."""
+        return str(self.rule_list_) if hasattr(self, "rule_list_") else repr(self)
+
+
 class FRLClassifier(_FRLBase):
     """Algorithm FRL (Chen & Rudin 2018): Monte-Carlo search for a compatible falling rule list minimising
     ``L = R(d, 1/(1+w), w) + C |d|`` (Program 2.9), pruned by Proposition 4.2, Corollary 4.5 and Theorem 4.6.

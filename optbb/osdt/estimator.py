@@ -64,3 +64,7 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         """The label of the leaf each row falls in."""
         X01 = validate_predict_input(self, X)
         return self.tree_.predict(X01)
+
+    def __str__(self) -> str:
+        """The fitted tree (with the DataFrame's column names), or the parameters before fit."""
+        return self.tree_.text() if hasattr(self, "tree_") else repr(self)
