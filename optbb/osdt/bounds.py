@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
-from ..common.bounds import objective_value
+from ..common.bitset import popcount_and, popcount_and3
+from ..common.bounds import majority_errors, objective_value
 
 
 @njit(cache=True, inline="always")
@@ -48,6 +50,9 @@ def entry_bound(unchanged_errors, split_b0, n_leaves, n_split, n_samples, lam, l
     * equivalent points (Thm B.2): add ``b0`` of the leaves to split, the minority labels they capture;
     * one-step lookahead (Lemma 3.2, generalised to ``s`` simultaneous splits): each split leaf adds a leaf, so
       add ``lambda * s``.
+
+    With the lookahead on, the search also applies :func:`split_floor` (a two-level lookahead) per split leaf,
+    which is never weaker than ``b0 + 2 lambda N``.
     """
     errors = unchanged_errors
     if equivalent_points:
@@ -56,6 +61,33 @@ def entry_bound(unchanged_errors, split_b0, n_leaves, n_split, n_samples, lam, l
     if lookahead:
         leaves += n_split
     return objective_value(errors, leaves, n_samples, lam)
+
+
+@njit(cache=True)
+def split_floor(lid, data, leaves, lam_n, equivalent_points):
+    """Lower bound, in error units with ``lambda N`` per leaf, on the cost of any subtree that splits leaf ``lid``
+    (a two-level lookahead): it splits on some feature ``f``, and each side either stays a leaf (its errors plus
+    ``lambda N``) or is split again (at least its equivalent-points minority plus ``2 lambda N``).  Never below
+    ``b0 + 2 lambda N``, the one-step lookahead with equivalent points.  ``inf`` when no feature is left."""
+    xbits, xnot, ybits, zbits = data
+    cap, key, dead_feat, n_cap, err, b0 = leaves[0], leaves[1], leaves[2], leaves[3], leaves[4], leaves[5]
+    kw = dead_feat.shape[1]
+    n, npos, nb0 = n_cap[lid], popcount_and(cap[lid], ybits), b0[lid]
+    best = np.inf
+    for f in range(xbits.shape[0]):
+        wi, bi = f >> 6, np.uint64(f & 63)
+        if ((key[lid, wi] | key[lid, kw + wi]) >> bi) & np.uint64(1):
+            continue
+        n1 = popcount_and(cap[lid], xbits[f])
+        p1 = popcount_and3(cap[lid], xbits[f], ybits)
+        z1 = popcount_and3(cap[lid], xbits[f], zbits) if equivalent_points else 0
+        z0 = nb0 - z1 if equivalent_points else 0
+        _, e1 = majority_errors(p1, n1)
+        _, e0 = majority_errors(npos - p1, n - n1)
+        v = min(e0 + lam_n, z0 + 2 * lam_n) + min(e1 + lam_n, z1 + 2 * lam_n)
+        if v < best:
+            best = v
+    return best
 
 
 @njit(cache=True, inline="always")

@@ -19,41 +19,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..common.bitset import and_into, hash_words, popcount, popcount_and, popcount_and3
+from ..common.bitset import and_into, hash_words, popcount, popcount_and
 from ..common.bounds import majority_errors
 from ..common.hashtable import ht_find, ht_put, new_table, rehash
-from .bounds import leaf_is_dead
+from .bounds import leaf_is_dead, split_floor
 
 # ----------------------------------------------------------------------------------------------------------------
 # Leaf cache kernels
 # ----------------------------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def split_floor(lid, data, leaves, lam_n, equivalent_points):
-    """Lower bound, in error units with ``lambda N`` per leaf, on the cost of any subtree that splits leaf ``lid``
-    (a two-level lookahead): it splits on some feature ``f``, and each side either stays a leaf (its errors plus
-    ``lambda N``) or is split again (at least its equivalent-points minority plus ``2 lambda N``).  Never below
-    ``b0 + 2 lambda N``, the one-step lookahead with equivalent points.  ``inf`` when no feature is left."""
-    xbits, xnot, ybits, zbits = data
-    cap, key, dead_feat, n_cap, err, b0 = leaves[0], leaves[1], leaves[2], leaves[3], leaves[4], leaves[5]
-    kw = dead_feat.shape[1]
-    n, npos, nb0 = n_cap[lid], popcount_and(cap[lid], ybits), b0[lid]
-    best = np.inf
-    for f in range(xbits.shape[0]):
-        wi, bi = f >> 6, np.uint64(f & 63)
-        if ((key[lid, wi] | key[lid, kw + wi]) >> bi) & np.uint64(1):
-            continue
-        n1 = popcount_and(cap[lid], xbits[f])
-        p1 = popcount_and3(cap[lid], xbits[f], ybits)
-        z1 = popcount_and3(cap[lid], xbits[f], zbits) if equivalent_points else 0
-        z0 = nb0 - z1 if equivalent_points else 0
-        _, e1 = majority_errors(p1, n1)
-        _, e0 = majority_errors(npos - p1, n - n1)
-        v = min(e0 + lam_n, z0 + 2 * lam_n) + min(e1 + lam_n, z1 + 2 * lam_n)
-        if v < best:
-            best = v
-    return best
 
 
 @njit(cache=True)
