@@ -35,8 +35,13 @@ def search_trace(result, ax=None, title: str | None = None):
     tr = result.trace
     if tr is not None and len(tr):
         t = tr["time"].to_numpy(dtype=float)
-        ax.step(t, tr["objective"].to_numpy(dtype=float), where="post", label="objective (incumbent)")
+        obj = tr["objective"].to_numpy(dtype=float)
         lb = tr["lower_bound"].to_numpy(dtype=float)
+        total = result.counters.get("total_time", math.nan)
+        if total is not None and math.isfinite(total) and total > t[-1]:  # extend to the end of the search
+            final_lb = result.lower_bound if result.lower_bound is not None else math.nan
+            t, obj, lb = np.r_[t, total], np.r_[obj, result.objective], np.r_[lb, final_lb]
+        ax.step(t, obj, where="post", label="objective (incumbent)")
         if np.isfinite(lb).any():
             ax.step(t, lb, where="post", label="lower bound")
     c = result.counters
@@ -93,7 +98,7 @@ def tree(model, ax=None, title: str | None = None):
         if "prediction" in node:
             label = f"predict {node['prediction']}"
             if "n_samples" in node:
-                label += f"\n{node['n_samples']} samples"
+                label += f"\nn={node['n_samples']}"
             ax.text(x, y, label, ha="center", va="center", fontsize=8,
                     bbox=dict(boxstyle="square", facecolor="#e8f0fe"))
             return x, y
