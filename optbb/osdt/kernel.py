@@ -17,7 +17,7 @@ from numba import njit
 
 from ..common.bitset import popcount64
 from ..common.bounds import objective_value
-from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push
+from ..common.queue import CURIOSITY, ENTROPY, GINI, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push
 from .bounds import (binary_entropy, entry_bound, gini_impurity, leaf_accuracy_too_small, leaf_count_bound,
                      split_needs_refinement)
 from .caches import (NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, init_root_leaf, leaf_lookup_or_create,

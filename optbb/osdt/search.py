@@ -5,7 +5,6 @@ Returns the common :class:`~optbb.common.result.SearchResult`; its ``model`` is 
 from __future__ import annotations
 
 import math
-import time
 import warnings
 
 import numpy as np
