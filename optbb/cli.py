@@ -82,6 +82,7 @@ def cmd_corels(args) -> int:
     _print_result(f"CORELS lambda={args.regularization} ({data.n_samples} samples, {data.n_features} antecedents)",
                   result, result.model.text())
     _write_trace(result, args.trace)
+    _write_exports(result.model, args)
     return _exit_code(result)
 
 
@@ -96,6 +97,7 @@ def cmd_osdt(args) -> int:
     _print_result(f"OSDT lambda={args.regularization} ({data.n_samples} samples, {data.n_features} features)",
                   result, str(result.model))
     _write_trace(result, args.trace)
+    _write_exports(result.model, args)
     return _exit_code(result)
 
 
@@ -114,6 +116,7 @@ def cmd_frl(args) -> int:
     _print_result(f"{'softFRL' if args.soft else 'FRL'} w={args.positive_weight} C={args.regularization}",
                   est.result_, str(est.rule_list_))
     _write_trace(est.result_, args.trace)
+    _write_exports(est.rule_list_, args)
     return _exit_code(est.result_)
 
 
@@ -133,6 +136,17 @@ def _write_trace(result, path) -> None:
     if path:
         result.trace.to_csv(path, index=False)
         print(f"trace written to {path}")
+
+
+def _write_exports(model, args) -> None:
+    """``--json``, ``--latex`` and ``--dot``: the model in those formats (see optbb.export)."""
+    from . import export
+
+    for flag, fn in (("json", export.to_json), ("latex", export.to_latex), ("dot", export.to_dot)):
+        path = getattr(args, flag, None)
+        if path:
+            Path(path).write_text(fn(model) + "\n")
+            print(f"{flag} written to {path}")
 
 
 def cmd_datasets(args) -> int:
@@ -182,7 +196,14 @@ def _add_limits(p: argparse.ArgumentParser) -> None:
     p.add_argument("--node-limit", type=int, default=None, metavar="N", help="stop after N nodes")
     p.add_argument("--memory-limit", default=None, metavar="SIZE", help="cap search memory, e.g. 2G")
     p.add_argument("--trace", default=None, metavar="FILE", help="write the search trace as CSV")
+    _add_exports(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
+
+
+def _add_exports(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", default=None, metavar="FILE", help="write the model as JSON (optbb.export.from_json)")
+    p.add_argument("--latex", default=None, metavar="FILE", help="write the model as a LaTeX algorithmic block")
+    p.add_argument("--dot", default=None, metavar="FILE", help="write the model as Graphviz DOT")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -238,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, default=None, metavar="S")
     p.add_argument("--trace", default=None, metavar="FILE")
     p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
+    _add_exports(p)
     p.set_defaults(func=cmd_frl)
 
     p = sub.add_parser("datasets", help="list the bundled data sets")

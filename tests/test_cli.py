@@ -97,3 +97,33 @@ def test_subprocess_exit_codes():
     bad = subprocess.run([sys.executable, "-m", "optbb", "corels", "/nonexistent/file.out"], capture_output=True,
                          text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def test_exports_from_the_command_line(capsys, tmp_path):
+    from optbb import export
+
+    files = {k: tmp_path / f"model.{k}" for k in ("json", "latex", "dot")}
+    rc, out, _ = run(capsys, "osdt", "osdt-monk1", "-r", "0.1", *[a for k, f in files.items() for a in
+                                                                   (f"--{k}", str(f))])
+    assert rc == EXIT_OK and "json written to" in out
+    tree = export.from_json(files["json"].read_text())
+    assert tree.n_leaves >= 1
+    assert files["latex"].read_text().startswith(r"\begin{algorithmic}")
+    assert files["dot"].read_text().startswith("digraph")
+    rc, _, _ = run(capsys, "corels", "corels-compas-train", "-r", "0.02", "--latex", str(tmp_path / "rl.tex"))
+    assert rc == EXIT_OK and r"\If" in (tmp_path / "rl.tex").read_text()
+    rc, _, _ = run(capsys, "frl", "frl-bank-full", "-n", "50", "--json", str(tmp_path / "frl.json"))
+    assert rc == EXIT_OK and export.from_json((tmp_path / "frl.json").read_text()).is_falling()
+
+
+def test_cli_reference_is_current():
+    from optbb.cli import build_parser
+
+    doc = (ROOT / "docs" / "cli.md").read_text()
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, sp in sub.choices.items():
+        assert f"## optbb {name}" in doc
+        for action in sp._actions:
+            for opt in action.option_strings:
+                assert opt in doc, (name, opt)
