@@ -1,7 +1,6 @@
 """The researcher's surface: scikit-learn conventions, the Binarizer, model exports, plots, the README example."""
 from __future__ import annotations
 
-import json
 import re
 import warnings
 from pathlib import Path

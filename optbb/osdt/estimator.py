@@ -1,7 +1,6 @@
 """``OSDTClassifier``: a scikit-learn estimator over :func:`optbb.osdt.solve`."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
