@@ -67,7 +67,7 @@ def test_rbinoct_equals_osdt_with_depth_limit():
 def test_monk1_depth3_optimum_is_figure6_accuracy():
     """OSDT Fig. 6: BinOCT at depth 3 reaches 91.129 % (113/124) on Monk1.  The recursion over regions certifies
     that 11 errors is the optimum of every complete depth-3 tree, so BinOCT cannot do better; HiGHS with the
-    CART start (itself 11 errors) keeps a tree with 11 errors (certifying it takes about 100 s: see the slow test)."""
+    CART start (itself 11 errors) keeps a tree with 11 errors (the row-wise formulation certifies it in 45-100 s: see the slow test)."""
     d = load_osdt("monk1")
     assert complete_dp(d.X, d.y, 3) == 11
     clf = BinOCTClassifier(max_depth=3, time_limit=5).fit(d.X, d.y)
