@@ -176,7 +176,8 @@ def test_corels_time_limit_overshoot(limit):
     r = corels_solve(data, **HARD_CORELS, time_limit=limit, memory_limit="1G")
     wall = time.perf_counter() - t0
     assert r.status is Status.TIME_LIMIT
-    assert limit <= r.counters["total_time"] and wall - limit <= _allowed_overshoot(limit), wall
+    # within 5 % (or 0.5 s) of the limit; it may stop just before it when an array copy would end after it
+    assert abs(wall - limit) <= _allowed_overshoot(limit), wall
     assert r.lower_bound <= CORELS_OPT_0005 + 1e-9 <= r.objective + 2e-9
     assert r.gap == pytest.approx(r.objective - r.lower_bound)
 

@@ -79,6 +79,7 @@ class _Search:
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
         self.fst = np.zeros(1, dtype=np.float64)
         self.peak_bytes = self.memory_bytes()
+        self._seconds_per_byte = 1e-9
         self._init_root()
 
     def memory_bytes(self) -> int:
@@ -120,8 +121,22 @@ class _Search:
     def lower_bound(self) -> float:
         return float(K.queue_lower_bound(self.T, self.hitem, self.st, self.fst, self.n, self.lam, self.lookahead))
 
+    def grow_seconds_estimate(self) -> float:
+        """Expected duration of the next :meth:`grow` (it copies about the current footprint), from the speed of
+        the previous one (1 GB/s before any growth was measured)."""
+        return self.memory_bytes() * self._seconds_per_byte
+
     def grow(self) -> bool:
         """Enlarge whatever lacks room for one more expansion; False when the memory limit forbids it."""
+        import time
+
+        start = time.perf_counter()
+        grown = self._grow()
+        if grown:
+            self._seconds_per_byte = max(1e-9, (time.perf_counter() - start) / max(1, self.memory_bytes()))
+        return grown
+
+    def _grow(self) -> bool:
         m = self.m
         trie_short = self.st[K.FREE_COUNT] + self.T.shape[0] - self.st[K.HWM] < m
         heap_short = self.hkey.shape[0] - self.st[K.HEAP_SIZE] < m
@@ -200,6 +215,7 @@ def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
     time_to_opt = 0.0
     chunk = 16
     status = None
+    gc_pending = False  # the incumbent improved since the last garbage collection
     trace.record(0.0, search.fst[K.RC], 0.0, 1, 0)
     with InterruptGuard() as guard:
         while status is None:
@@ -209,15 +225,19 @@ def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
             dt = budget.elapsed() - t0
             if st[K.IMPROVED]:
                 time_to_opt = budget.elapsed()
+                gc_pending = True
+            if gc_pending and code != K.QUEUE_EMPTY and budget.remaining_time() > 0:
                 search.collect_garbage()
+                gc_pending = False
             if code == K.QUEUE_EMPTY:
                 status = Status.OPTIMAL
                 break
             if code == K.NEED_GROW:
                 # a limit already reached ends the search before a (possibly long) copy of the arrays
                 status = _limit_status(budget, search, guard)
+                if status is None and budget.remaining_time() < search.grow_seconds_estimate():
+                    status = Status.TIME_LIMIT  # the copy would end after the time limit
                 if status is None:
-                    search.collect_garbage()
                     if not search.grow():
                         status = Status.MEMORY_LIMIT
             elif code == K.BUDGET_DONE:
