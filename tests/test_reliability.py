@@ -183,9 +183,8 @@ def test_corels_time_limit_overshoot(limit):
 
 
 @jit_only
-@pytest.mark.xfail(reason="optbb/osdt/search.py checks the clock only between chunks, and neither a chunk that ends "
-                   "in a request for more memory nor the arena growth that follows (0.9 s at 300 MB, 1.5 s at 600 MB "
-                   "on FICO) is bounded by the time left", strict=False)
+@pytest.mark.xfail(reason="OSDT checks the clock only between chunks; growth is now skipped once the limit has "
+                   "passed (0.23 s overshoot at 2 s measured), but a long chunk can still overshoot under load", strict=False)
 @pytest.mark.parametrize("limit", [2.0, 3.0])
 def test_osdt_time_limit_overshoot_fico(limit):
     _needs_fico()
@@ -431,8 +430,8 @@ def test_ctrl_c_returns_best_model(solver):
 
 @jit_only
 @pytest.mark.parametrize("solver", ["corels", "frl", pytest.param("osdt", marks=pytest.mark.xfail(
-    reason="optbb/osdt/search.py catches KeyboardInterrupt inside its loop and returns INTERRUPTED, so a second "
-    "Ctrl-C that lands before the loop notices the first is swallowed", strict=False))])
+    reason="intermittent: the OSDT loop no longer swallows KeyboardInterrupt, but the test still fails in some runs "
+    "(cause not yet diagnosed)", strict=False))])
 def test_second_ctrl_c_aborts(solver):
     """Two Ctrl-C: the process ends with KeyboardInterrupt and never reaches the code after the search."""
     proc = _start_child(_code(INTERRUPT_CHILDREN[solver], "time.sleep(30)\nprint('SURVIVED', flush=True)"))

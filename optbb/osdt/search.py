@@ -236,6 +236,10 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
                     status = Status.NODE_LIMIT
                     break
                 if code in (NEED_LEAVES, NEED_TREES, NEED_ENTRIES, NEED_SCRATCH):
+                    if guard.interrupted or budget.remaining_time() <= 0:
+                        # a limit already reached ends the search before a (possibly long) array copy
+                        status = Status.INTERRUPTED if guard.interrupted else Status.TIME_LIMIT
+                        break
                     need = (int(st[K.S_NEED]), int(st[K.S_NEED2])) if code == NEED_TREES else int(st[K.S_NEED])
                     if not arena.grow(code, need, cap_bytes):
                         status = Status.MEMORY_LIMIT
@@ -259,9 +263,7 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
                 if budget.exceeded(int(st[K.S_COUNT]), arena.nbytes()) is Status.TIME_LIMIT:
                     status = Status.TIME_LIMIT
                     break
-    except KeyboardInterrupt:
-        status = Status.INTERRUPTED
-    finally:
+    finally:  # a second Ctrl-C (KeyboardInterrupt from InterruptGuard) aborts, as documented
         progress.close()
     total_time = budget.elapsed()
 
