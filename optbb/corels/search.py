@@ -79,7 +79,6 @@ class _Search:
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
         self.fst = np.zeros(1, dtype=np.float64)
         self.peak_bytes = self.memory_bytes()
-        self._seconds_per_byte = 1e-9
         self._init_root()
 
     def memory_bytes(self) -> int:
@@ -121,20 +120,9 @@ class _Search:
     def lower_bound(self) -> float:
         return float(K.queue_lower_bound(self.T, self.hitem, self.st, self.fst, self.n, self.lam, self.lookahead))
 
-    def grow_seconds_estimate(self) -> float:
-        """Expected duration of the next :meth:`grow` (it copies about the current footprint), from the speed of
-        the previous one (1 GB/s before any growth was measured)."""
-        return self.memory_bytes() * self._seconds_per_byte
-
     def grow(self) -> bool:
         """Enlarge whatever lacks room for one more expansion; False when the memory limit forbids it."""
-        import time
-
-        start = time.perf_counter()
-        grown = self._grow()
-        if grown:
-            self._seconds_per_byte = max(1e-9, (time.perf_counter() - start) / max(1, self.memory_bytes()))
-        return grown
+        return self._grow()
 
     def _grow(self) -> bool:
         m = self.m
@@ -235,11 +223,10 @@ def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
             if code == K.NEED_GROW:
                 # a limit already reached ends the search before a (possibly long) copy of the arrays
                 status = _limit_status(budget, search, guard)
-                if status is None and budget.remaining_time() < search.grow_seconds_estimate():
+                if status is None and not budget.copy_ends_in_time(search.memory_bytes()):
                     status = Status.TIME_LIMIT  # the copy would end after the time limit
-                if status is None:
-                    if not search.grow():
-                        status = Status.MEMORY_LIMIT
+                if status is None and not budget.timed_copy(search.grow, search.memory_bytes):
+                    status = Status.MEMORY_LIMIT
             elif code == K.BUDGET_DONE:
                 chunk = _next_chunk(chunk, dt, budget)
             if status is None:

@@ -192,62 +192,69 @@ class Arena:
         return sum(self._bytes(g) for g in (self.leaves, self.ltable, self.trees, self.ttable, self.entries,
                                              self.heap, self.scratch))
 
-    # -- growth: each returns the bytes it would add, and grows only when ``commit`` --------------------------
-    def grow(self, what: int, need: int, cap_bytes: int | None) -> bool:
-        """Grow group ``what`` (a NEED_* code) to hold at least ``need`` items; False if the cap forbids it."""
+    # -- growth ----------------------------------------------------------------------------------------------
+    def _plan(self, what: int, need):
+        """New sizes for growth request ``what`` (a NEED_* code) holding ``need`` items, and the bytes it adds."""
         if what == NEED_LEAVES:
-            n = self.leaves[0].shape[0]
+            n, tcap = self.leaves[0].shape[0], self.ltable[0].shape[0]
             new_n = max(2 * n, need)
-            tcap = self.ltable[0].shape[0]
             new_t = tcap
             while new_t < 2 * new_n:
                 new_t *= 2
-            extra = (new_n - n) * sum(a[0:1].nbytes for a in self.leaves) + (new_t - tcap) * sum(
-                a[0:1].nbytes for a in self.ltable)
-            if cap_bytes is not None and self.nbytes() + extra > cap_bytes:
-                return False
-            self.leaves = tuple(_grow_rows(a, new_n) for a in self.leaves)
-            if new_t != tcap:
-                self.ltable = rehash(self.ltable, new_t)
-            return True
+            per, tper = sum(a[0:1].nbytes for a in self.leaves), sum(a[0:1].nbytes for a in self.ltable)
+            return (new_n, new_t), (new_n - n) * per + (new_t - tcap) * tper
         if what == NEED_TREES:
-            n_t = self.trees[0].shape[0]
-            n_l = self.trees[3].shape[0]
+            n_t, n_l, tcap = self.trees[0].shape[0], self.trees[3].shape[0], self.ttable[0].shape[0]
             need_t, need_l = need
-            new_t = max(n_t, need_t) if need_t <= n_t else max(2 * n_t, need_t)
-            new_l = max(n_l, need_l) if need_l <= n_l else max(2 * n_l, need_l)
-            tcap = self.ttable[0].shape[0]
+            new_t = n_t if need_t <= n_t else max(2 * n_t, need_t)
+            new_l = n_l if need_l <= n_l else max(2 * n_l, need_l)
             new_tc = tcap
             while new_tc < 2 * new_t:
                 new_tc *= 2
-            extra = (new_t - n_t) * 24 + (new_l - n_l) * 8 + (new_tc - tcap) * 16
-            if cap_bytes is not None and self.nbytes() + extra > cap_bytes:
-                return False
-            self.trees = (_grow_rows(self.trees[0], new_t), _grow_rows(self.trees[1], new_t),
-                          _grow_rows(self.trees[2], new_t), _grow_rows(self.trees[3], new_l))
-            if new_tc != tcap:
-                nslot, nhash = np.full(new_tc, -1, np.int64), np.zeros(new_tc, np.uint64)
-                _tree_reinsert(self.ttable[0], self.ttable[1], nslot, nhash)
-                self.ttable = (nslot, nhash)
-            return True
+            return (new_t, new_l, new_tc), (new_t - n_t) * 24 + (new_l - n_l) * 8 + (new_tc - tcap) * 16
         if what == NEED_ENTRIES:
             n = self.entries[0].shape[0]
             new_n = max(2 * n, need)
             per = sum(a[0:1].nbytes for a in self.entries) + sum(a[0:1].nbytes for a in self.heap)
-            if cap_bytes is not None and self.nbytes() + (new_n - n) * per > cap_bytes:
-                return False
-            self.entries = tuple(_grow_rows(a, new_n) for a in self.entries)
-            self.heap = tuple(_grow_rows(a, new_n) for a in self.heap)
-            return True
+            return (new_n,), (new_n - n) * per
         if what == NEED_SCRATCH:
             n = self.scratch[0].shape[0]
             new_n = max(2 * n, need)
-            per = sum(a[0:1].nbytes for a in self.scratch)
-            if cap_bytes is not None and self.nbytes() + (new_n - n) * per > cap_bytes:
-                return False
-            self.scratch = tuple(_grow_rows(a, new_n) for a in self.scratch)
-            return True
+            return (new_n,), (new_n - n) * sum(a[0:1].nbytes for a in self.scratch)
         raise ValueError(f"unknown growth request {what}")
+
+    def _groups(self, what: int) -> tuple:
+        return {NEED_LEAVES: (self.leaves, self.ltable), NEED_TREES: (self.trees, self.ttable),
+                NEED_ENTRIES: (self.entries, self.heap), NEED_SCRATCH: (self.scratch,)}[what]
+
+    def copy_bytes(self, what: int, need) -> int:
+        """Bytes a growth request allocates and fills: the grown group(s) at their new size."""
+        return sum(self._bytes(g) for g in self._groups(what)) + self._plan(what, need)[1]
+
+    def grow(self, what: int, need, cap_bytes: int | None) -> bool:
+        """Grow group ``what`` (a NEED_* code) to hold at least ``need`` items; False if the cap forbids it."""
+        sizes, extra = self._plan(what, need)
+        if cap_bytes is not None and self.nbytes() + extra > cap_bytes:
+            return False
+        if what == NEED_LEAVES:
+            new_n, new_t = sizes
+            self.leaves = tuple(_grow_rows(a, new_n) for a in self.leaves)
+            if new_t != self.ltable[0].shape[0]:
+                self.ltable = rehash(self.ltable, new_t)
+        elif what == NEED_TREES:
+            new_t, new_l, new_tc = sizes
+            self.trees = (_grow_rows(self.trees[0], new_t), _grow_rows(self.trees[1], new_t),
+                          _grow_rows(self.trees[2], new_t), _grow_rows(self.trees[3], new_l))
+            if new_tc != self.ttable[0].shape[0]:
+                nslot, nhash = np.full(new_tc, -1, np.int64), np.zeros(new_tc, np.uint64)
+                _tree_reinsert(self.ttable[0], self.ttable[1], nslot, nhash)
+                self.ttable = (nslot, nhash)
+        elif what == NEED_ENTRIES:
+            self.entries = tuple(_grow_rows(a, sizes[0]) for a in self.entries)
+            self.heap = tuple(_grow_rows(a, sizes[0]) for a in self.heap)
+        else:
+            self.scratch = tuple(_grow_rows(a, sizes[0]) for a in self.scratch)
+        return True
 
 
 # Codes the kernel returns when a structure is full (resumable: no partial state is committed).

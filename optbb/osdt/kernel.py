@@ -25,8 +25,8 @@ from .caches import (NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, init_r
 
 # int64 state vector
 S_NLEAVES, S_NTREES, S_TLUSED, S_HEAP, S_ETAIL, S_FREE, S_SEQ, S_COUNT, S_POPS, S_RESUME, S_INC, S_COUNT_OPT, \
-    S_MAXHEAP, S_NEED, S_NEED2, S_POPS_OPT = range(16)
-N_STATE = 16
+    S_MAXHEAP, S_NEED, S_NEED2, S_POPS_OPT, S_WORK, S_WORKMAX = range(18)
+N_STATE = 18
 # int parameters
 P_N, P_M, P_MAXDEPTH, P_MAXLEAVES, P_POLICY, P_SUPPORT, P_INCR, P_ACCU, P_LOOKAHEAD, P_EQUIV, P_LEAFBOUND, \
     P_COUNTLIMIT, P_LMAX = range(13)
@@ -135,7 +135,7 @@ def _split_cost(parent, c0, c1, leaves, ip, fp):
 
 @njit(cache=True)
 def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_leaves, obj, rc,
-                     ip, fp, scratch, wmask, optv, best, suffix):
+                     ip, fp, scratch, wmask, optv, best, suffix, st):
     """Write every admissible split mask of a child tree into ``scratch``; returns their number or -1 (full).
 
     Pair ``j`` holds the two leaves made by splitting one leaf; option bits choose which of them to split.
@@ -173,6 +173,7 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, 
     j = 0
     optv[0] = -1
     while j >= 0:
+        st[S_WORK] += 1
         o = optv[j]
         if o > 0:
             for b in range(2):
@@ -331,7 +332,8 @@ def frontier_bound(entries, heap, st):
 
 @njit(cache=True)
 def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, w):
-    """Enumerate the children of queue entry ``item`` from combination ``digits``; 0 when finished, else NEED_*."""
+    """Enumerate the children of queue entry ``item`` from combination ``digits``; 0 when finished, else NEED_* or
+    COUNT_LIMIT (the node limit reached between two insertions; the search ends there)."""
     (masked, unchanged, cand0, cand1, ncand, newids, neworig, newpos, child, hbuf, pos, spl, flag, perr, pb0,
      pncap, phn, wmask, optv, best, suffix, key_buf, counts, ucost, umin, pgain, psc) = w
     n_samples, n_features, lam, lam_n = ip[P_N], ip[P_M], fp[F_LAM], fp[F_LAMN]
@@ -367,6 +369,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
             wi, bi = f >> 6, np.uint64(f & 63)
             if ((key[lid, wi] | key[lid, kw + wi] | dead_feat[lid, wi]) >> bi) & np.uint64(1):
                 continue
+            st[S_WORK] += 1
             c0 = leaf_lookup_or_create(lid, f, 0, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0,
                                        ip[P_EQUIV] != 0)
             c1 = leaf_lookup_or_create(lid, f, 1, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0,
@@ -407,6 +410,9 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     while True:
         if en_prune[item] >= fp[F_RC]:
             return DONE  # the incumbent improved while expanding: the remaining children are dominated
+        if st[S_WORK] >= st[S_WORKMAX]:
+            return CHUNK_END  # ``digits`` holds the next combination: the expansion resumes there
+        st[S_WORK] += 1
         thr = fp[F_RC] * n_samples - lam_n * n_new - uerr + 1e-9
         acc = 0.0
         viol = -1
@@ -483,7 +489,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
             k = 0
             if n_new < ip[P_LMAX]:  # a larger tree costs lambda * n_new > R^c: no entry can survive
                 k = _enumerate_masks(s, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_new, obj, rc,
-                                     ip, fp, scratch, wmask, optv, best, suffix)
+                                     ip, fp, scratch, wmask, optv, best, suffix, st)
             if k < 0:
                 st[S_NEED] = 2 * sc_prune.shape[0]
                 return NEED_SCRATCH
@@ -515,6 +521,8 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                 st[S_POPS_OPT] = st[S_POPS]
             for q in range(k):
                 if sc_prune[q] < fp[F_RC]:
+                    if st[S_COUNT] >= ip[P_COUNTLIMIT]:
+                        return COUNT_LIMIT  # the entry being expanded stays in the frontier bound
                     _push_entry(entries, heap, st, tid, sc_mask[q], sc_prune[q], sc_lbnd[q], sc_s[q], sc_key[q])
         # next combination (last leaf varies fastest)
         i = s - 1
@@ -530,7 +538,8 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
 
 @njit(cache=True)
 def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, max_pops):
-    """Pop and expand up to ``max_pops`` entries.  Returns DONE (queue empty), CHUNK_END, COUNT_LIMIT or NEED_*."""
+    """Pop and expand entries until ``max_pops`` units of work are done (a pop or a child combination is one unit;
+    a long expansion is split across chunks).  Returns DONE (queue empty), CHUNK_END, COUNT_LIMIT or NEED_*."""
     n_features = ip[P_M]
     cap = 2 * ip[P_LMAX] + 4
     mw = entries[1].shape[1]
@@ -546,13 +555,14 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, i
          np.zeros(2 * cap, np.float64), np.zeros(2 * cap, np.float64))
     en_prune, en_s = entries[2], entries[4]
     hkey, hseq, hitem = heap
-    pops = 0
+    st[S_WORK] = 0
+    st[S_WORKMAX] = max_pops
     while True:
         item = st[S_RESUME]
         if item < 0:
             if st[S_HEAP] == 0:
                 return DONE
-            if pops >= max_pops:
+            if st[S_WORK] >= max_pops:
                 return CHUNK_END
             if st[S_COUNT] >= ip[P_COUNTLIMIT]:
                 return COUNT_LIMIT
@@ -561,7 +571,7 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, i
                 st[S_NEED] = need
                 return NEED_LEAVES
             item, _, st[S_HEAP] = heap_pop(hkey, hseq, hitem, st[S_HEAP])
-            pops += 1
+            st[S_WORK] += 1
             st[S_POPS] += 1
             if en_prune[item] >= fp[F_RC]:
                 _release_entry(entries, st, item)

@@ -210,7 +210,7 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
         K.init_search(data_t, arena.leaves, arena.ltable, arena.trees, arena.ttable, arena.entries, arena.heap,
                       st, ip, fp)
     progress = Progress(verbose, "osdt")
-    max_pops = 64
+    max_work = 64
     trace_last = (-1.0,)
     t_opt = 0.0 if st[K.S_INC] >= 0 else None
     count_opt_seen = st[K.S_COUNT_OPT]
@@ -222,7 +222,7 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
                 inc_before = int(st[K.S_INC])
                 opt_before = int(st[K.S_COUNT_OPT])
                 code = K.run_chunk(data_t, arena.leaves, arena.ltable, arena.trees, arena.ttable, arena.entries,
-                                   arena.heap, arena.scratch, st, ip, fp, digits, max_pops)
+                                   arena.heap, arena.scratch, st, ip, fp, digits, max_work)
                 t1 = budget.elapsed()
                 if int(st[K.S_INC]) != inc_before or int(st[K.S_COUNT_OPT]) != opt_before:
                     c1 = int(st[K.S_COUNT])
@@ -236,20 +236,21 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
                     status = Status.NODE_LIMIT
                     break
                 if code in (NEED_LEAVES, NEED_TREES, NEED_ENTRIES, NEED_SCRATCH):
-                    if guard.interrupted or budget.remaining_time() <= 0:
-                        # a limit already reached ends the search before a (possibly long) array copy
+                    need = (int(st[K.S_NEED]), int(st[K.S_NEED2])) if code == NEED_TREES else int(st[K.S_NEED])
+                    copied = arena.copy_bytes(code, need)
+                    if guard.interrupted or not budget.copy_ends_in_time(copied, code):
+                        # a limit reached, or one the copy would overrun, ends the search before a long copy
                         status = Status.INTERRUPTED if guard.interrupted else Status.TIME_LIMIT
                         break
-                    need = (int(st[K.S_NEED]), int(st[K.S_NEED2])) if code == NEED_TREES else int(st[K.S_NEED])
-                    if not arena.grow(code, need, cap_bytes):
+                    if not budget.timed_copy(lambda: arena.grow(code, need, cap_bytes), lambda: copied, code):
                         status = Status.MEMORY_LIMIT
                         break
                 else:  # end of a chunk: adapt its size to ~0.05 s
                     dt = t1 - t0
                     if dt < 0.02:
-                        max_pops = min(max_pops * 2, 1 << 24)
-                    elif dt > 0.1 and max_pops > 16:
-                        max_pops //= 2
+                        max_work = min(max_work * 2, 1 << 24)
+                    elif dt > 0.1 and max_work > 1:
+                        max_work //= 2
                     if len(trace) == 0 or t1 - trace_last[0] > 0.05:
                         lb = _global_lower_bound(arena, st, fp)
                         trace.record(t1, _incumbent_objective(st, fp, cart_obj, root_obj, n, lam, arena),
