@@ -130,7 +130,8 @@ def _run_dask(task: Callable, todo: list, address: str, save: Callable) -> None:
 
 
 def _short(params: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in params.items() if not isinstance(v, (list, dict)))[:100]
+    return ", ".join(f"{k}={'+'.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+                     for k, v in params.items() if not isinstance(v, dict))[:100]
 
 
 def echo(**params) -> dict:
