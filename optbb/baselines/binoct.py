@@ -33,7 +33,8 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..common.validation import BinaryOnlyTagsMixin, expand_weights, validate_fit_input, validate_predict_input
+from ..common.validation import (BinaryOnlyTagsMixin, check_number, expand_weights, validate_fit_input,
+                                 validate_predict_input)
 
 FORMULATIONS = ("binoct", "rowwise")
 
@@ -455,14 +456,9 @@ class BinOCTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
             raise ValueError(f"max_depth must be an integer >= 1, got {d!r}")
         if self.time_limit is not None:
-            ok = isinstance(self.time_limit, (int, float, np.number)) and not isinstance(self.time_limit, bool)
-            if not ok or not math.isfinite(float(self.time_limit)) or float(self.time_limit) <= 0:
-                raise ValueError(f"time_limit must be a positive number of seconds or None, got {self.time_limit!r}")
-        if self.regularization is not None:
-            r = self.regularization
-            ok = isinstance(r, (int, float, np.number)) and not isinstance(r, bool)
-            if not ok or not math.isfinite(float(r)) or float(r) <= 0 or float(r) > 1:
-                raise ValueError(f"regularization must be None (BinOCT) or a number in (0, 1], got {r!r}")
+            check_number("time_limit", self.time_limit, lo=0, lo_open=True)
+        if self.regularization is not None:  # None is BinOCT; a number is RBinOCT's lambda
+            check_number("regularization", self.regularization, lo=0, hi=1, lo_open=True)
         t = self.threads
         if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
             raise ValueError(f"threads must be an integer >= 1, got {t!r}")

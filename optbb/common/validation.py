@@ -7,6 +7,8 @@ data, empty data, continuous targets, multi-class targets), then add the binary-
 """
 from __future__ import annotations
 
+import math
+import numbers
 import warnings
 
 import numpy as np
@@ -17,6 +19,27 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .data import check_binary_arrays
+
+
+def check_number(name: str, value, lo=None, hi=None, lo_open: bool = False, hi_open: bool = False,
+                 integer: bool = False):
+    """``value`` as a float (an int if ``integer``) in the interval from ``lo`` to ``hi`` (open ends where asked), or
+    a ValueError naming the parameter, the interval and the value.  Booleans, text and non-finite values are
+    refused."""
+    bad = isinstance(value, bool) or not isinstance(value, numbers.Real)
+    if not bad:
+        v = float(value)
+        bad = not math.isfinite(v)
+        bad |= lo is not None and (v <= lo if lo_open else v < lo)
+        bad |= hi is not None and (v >= hi if hi_open else v > hi)
+        bad |= integer and (not isinstance(value, numbers.Integral))
+    if bad:
+        lb = "" if lo is None else ("(" if lo_open else "[") + str(lo)
+        ub = "" if hi is None else str(hi) + (")" if hi_open else "]")
+        rng = f" in {lb}, {ub}" if lb or ub else ""
+        kind = "an integer" if integer else "a finite number"
+        raise ValueError(f"{name} must be {kind}{rng}, got {value!r}")
+    return int(value) if integer else float(value)
 
 
 class BinaryOnlyTagsMixin:

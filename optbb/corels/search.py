@@ -2,7 +2,6 @@
 limits, handles Ctrl-C, records the trace and builds the ``SearchResult``."""
 from __future__ import annotations
 
-import math
 from typing import Iterable
 
 import numpy as np
@@ -15,6 +14,7 @@ from ..common.progress import Progress
 from ..common.queue import grow, policy_code
 from ..common.result import SearchResult, Status
 from ..common.trace import TraceRecorder
+from ..common.validation import check_number
 from . import kernel as K
 from .maps import MAP_CAPTURED, MAP_NONE, MAP_PREFIX, MAP_TYPES
 from .model import build_rule_list
@@ -25,16 +25,8 @@ ABLATIONS = ("support", "accurate_support", "lookahead", "equivalent_points", "p
 
 
 def check_regularization(value) -> float:
-    """A finite, non-negative float, or a ValueError naming the problem."""
-    if isinstance(value, bool):
-        raise ValueError(f"regularization must be a non-negative number, got {value!r}")
-    try:
-        lam = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"regularization must be a non-negative number, got {value!r}") from None
-    if not math.isfinite(lam) or lam < 0:
-        raise ValueError(f"regularization must be a finite non-negative number, got {value!r}")
-    return lam
+    """Lambda of the CORELS objective: a finite number >= 0, or a ValueError naming the problem."""
+    return check_number("regularization", value, lo=0)
 
 
 def check_ablation(ablation: Iterable[str], allowed: tuple[str, ...]) -> frozenset[str]:

@@ -10,29 +10,13 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..common.data import from_arrays
-from ..common.mining import Antecedent, MinedAntecedents, mine_classwise
+from ..common.mining import MinedAntecedents, mine_classwise
 from ..common.result import SearchResult
-from ..common.validation import BinaryOnlyTagsMixin, expand_weights, validate_fit_input, validate_predict_input
+from ..common.validation import (BinaryOnlyTagsMixin, check_number, expand_weights, validate_fit_input,
+                                 validate_predict_input)
 from .model import FallingRuleList
 from .objective import make_falling
 from .search import SearchData, run_search
-
-
-def _check_number(name, value, lo=None, hi=None, lo_open=False, hi_open=False, integer=False):
-    bad = isinstance(value, bool) or not isinstance(value, numbers.Real)
-    if not bad:
-        v = float(value)
-        bad = not math.isfinite(v)
-        bad |= lo is not None and (v <= lo if lo_open else v < lo)
-        bad |= hi is not None and (v >= hi if hi_open else v > hi)
-        bad |= integer and (not isinstance(value, numbers.Integral))
-    if bad:
-        lb = "" if lo is None else ("(" if lo_open else "[") + str(lo)
-        ub = "" if hi is None else str(hi) + (")" if hi_open else "]")
-        rng = f" in {lb}, {ub}" if lb or ub else ""
-        kind = "an integer" if integer else "a finite number"
-        raise ValueError(f"{name} must be {kind}{rng}, got {value!r}")
-    return int(value) if integer else float(value)
 
 
 def check_random_state_arg(random_state):
@@ -85,23 +69,23 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
 
     def _validate_params(self):
         p = {}
-        p["w"] = _check_number("positive_weight", self.positive_weight, lo=0, lo_open=True)
-        p["C"] = _check_number("regularization", self.regularization, lo=0)
-        p["n_iter"] = _check_number("n_iter", self.n_iter, lo=1, integer=True)
-        p["p_stop"] = _check_number("p_stop", self.p_stop, lo=0, hi=1, hi_open=True)
-        p["lam"] = _check_number("curiosity_weight", self.curiosity_weight, lo=0, hi=1)
-        p["max_card"] = _check_number("max_card", self.max_card, lo=1, integer=True)
-        p["min_support"] = _check_number("min_support", self.min_support, lo=0, hi=0.5)
+        p["w"] = check_number("positive_weight", self.positive_weight, lo=0, lo_open=True)
+        p["C"] = check_number("regularization", self.regularization, lo=0)
+        p["n_iter"] = check_number("n_iter", self.n_iter, lo=1, integer=True)
+        p["p_stop"] = check_number("p_stop", self.p_stop, lo=0, hi=1, hi_open=True)
+        p["lam"] = check_number("curiosity_weight", self.curiosity_weight, lo=0, hi=1)
+        p["max_card"] = check_number("max_card", self.max_card, lo=1, integer=True)
+        p["min_support"] = check_number("min_support", self.min_support, lo=0, hi=0.5)
         if not isinstance(self.negations, (bool, np.bool_)):
             raise ValueError(f"negations must be True or False, got {self.negations!r}")
         if not isinstance(self.keep_duplicates, (bool, np.bool_)):
             raise ValueError(f"keep_duplicates must be True or False, got {self.keep_duplicates!r}")
         if self.time_limit is not None:
-            p["time_limit"] = _check_number("time_limit", self.time_limit, lo=0, lo_open=True)
+            p["time_limit"] = check_number("time_limit", self.time_limit, lo=0, lo_open=True)
         else:
             p["time_limit"] = None
         if self._soft:
-            p["C1"] = _check_number("monotonicity_penalty", self.monotonicity_penalty, lo=0)
+            p["C1"] = check_number("monotonicity_penalty", self.monotonicity_penalty, lo=0)
             p["paper"] = True
         else:
             if self.feasibility not in ("paper", "reference"):

@@ -17,6 +17,7 @@ from ..common.progress import Progress
 from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE
 from ..common.result import SearchResult, Status
 from ..common.trace import TraceRecorder
+from ..common.validation import check_number
 from . import kernel as K
 from .bounds import a_priori_leaf_bound
 from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena
@@ -29,13 +30,8 @@ _BIG = (1 << 62)
 
 
 def check_regularization(regularization) -> float:
-    try:
-        lam = float(regularization)
-    except (TypeError, ValueError):
-        raise ValueError(f"regularization must be a number in (0, 1], got {regularization!r}") from None
-    if isinstance(regularization, bool) or not math.isfinite(lam) or lam <= 0 or lam > 1:
-        raise ValueError(f"regularization must be a number in (0, 1], got {regularization!r}")
-    return lam
+    """Lambda of the OSDT objective, a number in (0, 1] (a leaf costs lambda), or a ValueError naming the problem."""
+    return check_number("regularization", regularization, lo=0, hi=1, lo_open=True)
 
 
 def check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound):
