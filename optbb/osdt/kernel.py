@@ -331,6 +331,19 @@ def frontier_bound(entries, heap, st):
 
 
 @njit(cache=True)
+def _advance(digits, ncand, last):
+    """Odometer step on ``digits[0..last]`` (digit i counts to ``ncand[i]``); False once it wraps around."""
+    i = last
+    while i >= 0:
+        digits[i] += 1
+        if digits[i] < ncand[i]:
+            return True
+        digits[i] = 0
+        i -= 1
+    return False
+
+
+@njit(cache=True)
 def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, w):
     """Enumerate the children of queue entry ``item`` from combination ``digits``; 0 when finished, else NEED_* or
     COUNT_LIMIT (the node limit reached between two insertions; the search ends there)."""
@@ -424,14 +437,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
         if viol >= 0:  # every combination with this prefix, or a costlier choice at ``viol``, is dominated
             for k in range(viol, s):
                 digits[k] = 0
-            i = viol - 1
-            while i >= 0:
-                digits[i] += 1
-                if digits[i] < ncand[i]:
-                    break
-                digits[i] = 0
-                i -= 1
-            if i < 0:
+            if not _advance(digits, ncand, viol - 1):
                 return DONE
             continue
         # children leaves of this combination, sorted by id (insertion sort, 2s entries)
@@ -524,15 +530,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                     if st[S_COUNT] >= ip[P_COUNTLIMIT]:
                         return COUNT_LIMIT  # the entry being expanded stays in the frontier bound
                     _push_entry(entries, heap, st, tid, sc_mask[q], sc_prune[q], sc_lbnd[q], sc_s[q], sc_key[q])
-        # next combination (last leaf varies fastest)
-        i = s - 1
-        while i >= 0:
-            digits[i] += 1
-            if digits[i] < ncand[i]:
-                break
-            digits[i] = 0
-            i -= 1
-        if i < 0:
+        if not _advance(digits, ncand, s - 1):  # next combination (last leaf varies fastest)
             return DONE
 
 
