@@ -180,6 +180,49 @@ def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# steps shared by Algorithms FRL and softFRL
+
+
+@njit(cache=True)
+def _popcount(words):
+    c = 0
+    for i in range(words.shape[0]):
+        c += popcount64(words[i])
+    return c
+
+
+@njit(cache=True)
+def _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand_row):
+    """Every sample uncaptured, no antecedent used, no candidate count recorded yet."""
+    rem_pos[:] = all_pos
+    rem_neg[:] = all_neg
+    used[:] = False
+    cand_row[:] = -1
+
+
+@njit(cache=True)
+def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn):
+    """Exact counts of every antecedent at level 0 (totals) or level 1 (totals less the overlap with the first rule)
+    from the caches, without a scan."""
+    if depth == 0:
+        cp[:] = tot_pos
+        cn[:] = tot_neg
+    else:
+        r0 = rules[0]
+        for j in range(cp.shape[0]):
+            cp[j] = tot_pos[j] - pair_pos[r0, j]
+            cn[j] = tot_neg[j] - pair_neg[r0, j]
+
+
+@njit(cache=True)
+def _keep_if_better(L, rules, depth, best_L, best_rules, best_len):
+    if L < best_L[0]:
+        best_L[0] = L
+        best_len[0] = depth
+        best_rules[:depth] = rules[:depth]
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Algorithm FRL
 
 
@@ -194,12 +237,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
     number of words of a negative scan between two early-exit checks (any value gives the same trajectory).
     """
     A = Xpos.shape[0]
-    P = 0
-    for i in range(all_pos.shape[0]):
-        P += popcount64(all_pos[i])
-    N = 0
-    for i in range(all_neg.shape[0]):
-        N += popcount64(all_neg[i])
+    P, N = _popcount(all_pos), _popcount(all_neg)
     nwn = Xneg.shape[1]
     rem_pos = np.empty_like(all_pos)
     rem_neg = np.empty_like(all_neg)
@@ -211,17 +249,13 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
     cand_f = np.empty(A, dtype=np.float64)
     rules = np.empty(A, dtype=np.int64)
     for t in range(n_iter):
-        rem_pos[:] = all_pos
-        rem_neg[:] = all_neg
+        _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand[t])
         P_rem = P
         N_rem = N
         lp = 1  # alpha_{-1} = 1
         ln = 0
         L_d = 0.0
         depth = 0
-        used[:] = False
-        for k in range(cand.shape[1]):
-            cand[t, k] = -1
         while depth < A:
             if frl_should_stop(lp, ln, P_rem, N_rem, n, w, C):
                 break
@@ -230,17 +264,9 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             stats[ST_LEVELS] += 1
             L_best = best_L[0]
             # ---- counts at this level
-            if depth == 0:
-                for j in range(A):
-                    cp[j] = tot_pos[j]
-                    cn[j] = tot_neg[j]
-                    full[j] = True
-            elif depth == 1 and use_pairs:
-                r0 = rules[0]
-                for j in range(A):
-                    cp[j] = tot_pos[j] - pair_pos[r0, j]
-                    cn[j] = tot_neg[j] - pair_neg[r0, j]
-                    full[j] = True
+            if depth == 0 or (depth == 1 and use_pairs):
+                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn)
+                full[:] = True
             else:
                 # cp[j] holds an upper bound on the current count (counts never grow) and cn[j] a lower bound on
                 # the previous level's count, so cn[j] - ln bounds the current one from below
@@ -329,11 +355,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             ln = cn[r]
         L_d += rule_risk(P_rem, N_rem, w) / n  # else clause, no C
         iter_L[t] = L_d
-        if L_d < best_L[0]:
-            best_L[0] = L_d
-            best_len[0] = depth
-            for k in range(depth):
-                best_rules[k] = rules[k]
+        _keep_if_better(L_d, rules, depth, best_L, best_rules, best_len)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -345,12 +367,7 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                lam, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats):
     """Run ``n_iter`` iterations of Algorithm softFRL; arguments as in :func:`frl_chunk`, plus ``C1``."""
     A = Xpos.shape[0]
-    P = 0
-    for i in range(all_pos.shape[0]):
-        P += popcount64(all_pos[i])
-    N = 0
-    for i in range(all_neg.shape[0]):
-        N += popcount64(all_neg[i])
+    P, N = _popcount(all_pos), _popcount(all_neg)
     rem_pos = np.empty_like(all_pos)
     rem_neg = np.empty_like(all_neg)
     cp = np.empty(A, dtype=np.int64)
@@ -361,30 +378,19 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
     stop_after = np.zeros(A, dtype=np.bool_)
     rules = np.empty(A, dtype=np.int64)
     for t in range(n_iter):
-        rem_pos[:] = all_pos
-        rem_neg[:] = all_neg
+        _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand[t])
         P_rem = P
         N_rem = N
         amin = 1.0
         L_d = 0.0
         depth = 0
-        used[:] = False
-        for k in range(cand.shape[1]):
-            cand[t, k] = -1
         while depth < A:
             if uniform(rng) < p_stop:
                 break
             stats[ST_LEVELS] += 1
             L_best = best_L[0]
-            if depth == 0:
-                for j in range(A):
-                    cp[j] = tot_pos[j]
-                    cn[j] = tot_neg[j]
-            elif depth == 1 and use_pairs:
-                r0 = rules[0]
-                for j in range(A):
-                    cp[j] = tot_pos[j] - pair_pos[r0, j]
-                    cn[j] = tot_neg[j] - pair_neg[r0, j]
+            if depth == 0 or (depth == 1 and use_pairs):
+                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn)
             else:
                 stats[ST_SCANS] += 1
                 for j in range(A):
@@ -441,11 +447,7 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
         pen = a_else - amin if a_else > amin else 0.0
         L_d += rule_risk(P_rem, N_rem, w) / n + C1 * pen
         iter_L[t] = L_d
-        if L_d < best_L[0]:
-            best_L[0] = L_d
-            best_len[0] = depth
-            for k in range(depth):
-                best_rules[k] = rules[k]
+        _keep_if_better(L_d, rules, depth, best_L, best_rules, best_len)
 
 
 # ----------------------------------------------------------------------------------------------------------------
