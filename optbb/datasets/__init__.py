@@ -12,7 +12,6 @@ CORELS cross-validation folds from it.
 """
 from __future__ import annotations
 
-import gzip
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,11 +140,10 @@ def load_bank_full_items(as_frame: bool = False) -> tuple[list[list[str]] | pd.D
     distinct item, in order of first appearance.  ``y`` is a ``uint8`` array, 1 = subscribed a term deposit
     (5,289 positives).
     """
+    from ..frl.data import read_items, read_labels
+
     items_path, labels_path = data_files("frl-bank-full")
-    with gzip.open(items_path, "rt", encoding="utf-8") as fh:
-        items = [line.split() for line in fh if line.strip()]
-    with gzip.open(labels_path, "rt", encoding="ascii") as fh:
-        y = np.array(fh.read().split(), dtype=np.uint8)
+    items, y = read_items(items_path), read_labels(labels_path)
     if len(items) != len(y):
         raise ValueError(f"{items_path} has {len(items)} rows but {labels_path} has {len(y)} labels")
     if not as_frame:

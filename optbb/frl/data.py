@@ -14,8 +14,8 @@ tables (spec ``frl_reference_run.md``, Section 3).  Its bins, all half-open ``[l
 * ``duration``, ``month``, ``day``, ``pdays``: left out (no table of the paper uses them; binning ``duration``
   contradicts Table 12).
 
-The label is ``y=yes`` (1): 5,289 positives and 39,922 negatives out of 45,211 rows.  The file will be bundled
-with the package later; until then pass the paths explicitly (e.g. ``/work/shared/data/frl``).
+The label is ``y=yes`` (1): 5,289 positives and 39,922 negatives out of 45,211 rows.  The item and label files
+are bundled with the package (``optbb.datasets``, data set ``frl-bank-full``).
 """
 from __future__ import annotations
 
@@ -90,8 +90,9 @@ def read_items(path: str | os.PathLike) -> list[list[str]]:
 
 
 def read_labels(path: str | os.PathLike) -> np.ndarray:
-    """0/1 labels, one per line (the reference repo's ``bank-full_all.Y``)."""
-    with open(path, encoding="utf-8") as fh:
+    """0/1 labels, one per line (the reference repo's ``bank-full_all.Y``, optionally gzipped)."""
+    opener = gzip.open if os.fspath(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as fh:
         vals = [int(tok) for tok in fh.read().split()]
     y = np.array(vals, dtype=np.int64)
     if np.any((y != 0) & (y != 1)):
@@ -120,9 +121,13 @@ def _item_key(item: str):
 
 
 def load_bank_full(data_dir: str | os.PathLike | None = None, items_path=None, labels_path=None) -> BinaryDataset:
-    """bank-full as items: ``data_dir`` holds ``bank-full_items.txt.gz`` and ``bank-full_all.Y`` (or give the two
-    paths).  Returns a :class:`BinaryDataset` with one binary column per item."""
-    if items_path is None or labels_path is None:
+    """bank-full as items: the bundled files, or ``data_dir`` holding ``bank-full_items.txt.gz`` and
+    ``bank-full_all.Y`` (or the two paths).  Returns a :class:`BinaryDataset` with one binary column per item."""
+    if data_dir is None and items_path is None and labels_path is None:
+        from ..datasets import data_files
+
+        items_path, labels_path = data_files("frl-bank-full")
+    elif items_path is None or labels_path is None:
         if data_dir is None:
             raise ValueError("give data_dir (the folder with bank-full_items.txt.gz and bank-full_all.Y) or both "
                              "items_path and labels_path")
