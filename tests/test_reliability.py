@@ -41,8 +41,8 @@ from optbb.corels import CorelsClassifier, solve as corels_solve  # noqa: E402
 from optbb.frl import FRLClassifier, SoftFRLClassifier  # noqa: E402
 from optbb.osdt import OSDTClassifier  # noqa: E402
 
-FICO = Path("/work/shared/data/osdt/fico_binary.csv.gz")
-TIC_TAC_TOE = [Path("/work/shared/data/osdt/tic-tac-toe.csv"), HERE / "data" / "osdt" / "tic-tac-toe.csv"]
+FICO = REPO.parent / "shared" / "data" / "osdt" / "fico_binary.csv.gz"
+TIC_TAC_TOE = [REPO.parent / "shared" / "data" / "osdt" / "tic-tac-toe.csv", HERE / "data" / "osdt" / "tic-tac-toe.csv"]
 CORELS_OPT_0005 = 0.3523552124  # fold 0, lambda 0.005 (tests/test_corels.py golden value)
 HARD_CORELS = dict(regularization=0.005, ablation=("equivalent_points",))
 

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..common.bitset import popcount64
+from ..common.bitset import popcount, popcount64
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
 from .objective import rule_risk
@@ -184,14 +184,6 @@ def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility):
 
 
 @njit(cache=True)
-def _popcount(words):
-    c = 0
-    for i in range(words.shape[0]):
-        c += popcount64(words[i])
-    return c
-
-
-@njit(cache=True)
 def _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand_row):
     """Every sample uncaptured, no antecedent used, no candidate count recorded yet."""
     rem_pos[:] = all_pos
@@ -237,7 +229,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
     number of words of a negative scan between two early-exit checks (any value gives the same trajectory).
     """
     A = Xpos.shape[0]
-    P, N = _popcount(all_pos), _popcount(all_neg)
+    P, N = popcount(all_pos), popcount(all_neg)
     nwn = Xneg.shape[1]
     rem_pos = np.empty_like(all_pos)
     rem_neg = np.empty_like(all_neg)
@@ -367,7 +359,7 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                lam, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats):
     """Run ``n_iter`` iterations of Algorithm softFRL; arguments as in :func:`frl_chunk`, plus ``C1``."""
     A = Xpos.shape[0]
-    P, N = _popcount(all_pos), _popcount(all_neg)
+    P, N = popcount(all_pos), popcount(all_neg)
     rem_pos = np.empty_like(all_pos)
     rem_neg = np.empty_like(all_neg)
     cp = np.empty(A, dtype=np.int64)
