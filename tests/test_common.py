@@ -8,6 +8,8 @@ from hypothesis.extra.numpy import arrays
 from optbb.common import bitset as B
 from optbb.common.data import from_arrays, read_corels
 from optbb.common.equivalence import minority_vector
+from optbb.common import growth
+from optbb.common.growth import GrowthStopped, grow
 from optbb.common.hashtable import ht_find, ht_put, new_table, rehash
 from optbb.common.mining import mine_antecedents
 from optbb.common.queue import heap_pop, heap_push
@@ -127,3 +129,52 @@ def test_hashtable_find_put_rehash():
     for i, k in enumerate(keys):
         slot = ht_find(table[0], table[1], table[2], k, hash_words(k))
         assert slot >= 0 and table[4][slot] == i
+
+
+def _filled_table(n_keys: int):
+    from optbb.common.bitset import hash_words
+    table = new_table(4 * n_keys, 2)
+    keys = [np.array([i, i * 7 + 1], dtype=np.uint64) for i in range(n_keys)]
+    for i, k in enumerate(keys):
+        ht_put(*table, ht_find(table[0], table[1], table[2], k, hash_words(k)), k, hash_words(k), float(i), i)
+    return table, keys
+
+
+@pytest.mark.parametrize("shape", [(1000,), (1000, 3)])
+def test_grow_copies_in_slices_and_zero_fills(monkeypatch, shape):
+    monkeypatch.setattr(growth, "SLICE_BYTES", 64)  # many slices
+    rng = np.random.default_rng(0)
+    a = rng.integers(1, 1 << 40, size=shape).astype(np.uint64)
+    before = a.copy()
+    b = grow(a, 2500)
+    assert b.shape == (2500,) + shape[1:] and b.dtype == a.dtype
+    assert (b[:1000] == a).all() and not b[1000:].any()
+    assert (a == before).all()
+
+
+def test_grow_and_rehash_stop_between_slices_and_leave_inputs_untouched(monkeypatch):
+    """A growth abandoned half-way raises GrowthStopped and leaves what it was growing as it was."""
+    monkeypatch.setattr(growth, "SLICE_BYTES", 64)
+    calls = []
+
+    def stop_after(k):
+        calls.clear()
+        return lambda: calls.append(1) or len(calls) > k
+
+    a = np.arange(1000, dtype=np.int64)
+    with pytest.raises(GrowthStopped):
+        grow(a, 2000, stop_after(3))
+    assert len(calls) == 4 and (a == np.arange(1000)).all()
+    with pytest.raises(GrowthStopped):
+        grow(a, 2000, lambda: True)  # checked before the first slice
+
+    table, keys = _filled_table(200)
+    snapshot = [t.copy() for t in table]
+    with pytest.raises(GrowthStopped):
+        rehash(table, 2048, stop_after(5))
+    assert all((t == s).all() for t, s in zip(table, snapshot))
+    grown = rehash(table, 2048, lambda: False)
+    from optbb.common.bitset import hash_words
+    for i, k in enumerate(keys):
+        slot = ht_find(grown[0], grown[1], grown[2], k, hash_words(k))
+        assert slot >= 0 and grown[4][slot] == i

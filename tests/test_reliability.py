@@ -44,6 +44,7 @@ from optbb.osdt import OSDTClassifier  # noqa: E402
 FICO = REPO.parent / "shared" / "data" / "osdt" / "fico_binary.csv.gz"
 TIC_TAC_TOE = [REPO.parent / "shared" / "data" / "osdt" / "tic-tac-toe.csv", HERE / "data" / "osdt" / "tic-tac-toe.csv"]
 CORELS_OPT_0005 = 0.3523552124  # fold 0, lambda 0.005 (tests/test_corels.py golden value)
+OSDT_COMPAS_OPT_0005 = 2286 / 6907 + 5 * 0.005  # 0.355968583, tests/data/osdt/osdt_objectives.csv
 HARD_CORELS = dict(regularization=0.005, ablation=("equivalent_points",))
 
 # with NUMBA_DISABLE_JIT=1 (coverage runs) the kernels run as plain Python: timing, memory, signal and cache tests
@@ -465,6 +466,48 @@ def test_interrupt_guard_first_sets_flag_second_raises():
     finally:
         proc.kill()
     assert _parse(out) == {"outcome": "KeyboardInterrupt", "flag": True}, err
+
+
+def _interrupt_during_growth(monkeypatch, after_slices: int) -> list:
+    """Make the ``after_slices``-th growth slice see a Ctrl-C (``guard.interrupted``), as a SIGINT arriving while
+    the search arrays are being copied would; returns the list of slices seen."""
+    from optbb.common.limits import Budget
+
+    seen = []
+
+    def must_stop(self, guard):
+        seen.append(1)
+        if len(seen) >= after_slices:
+            guard.interrupted = True
+        return guard.interrupted or self.remaining_time() <= 0
+
+    monkeypatch.setattr(Budget, "must_stop", must_stop)
+    return seen
+
+
+@pytest.mark.parametrize("after_slices", [1, 40])
+def test_ctrl_c_during_array_growth_corels(monkeypatch, after_slices):
+    """A growth abandoned half-way leaves a consistent search: INTERRUPTED, a valid lower bound and model."""
+    seen = _interrupt_during_growth(monkeypatch, after_slices)
+    data = corels_fold(0)
+    r = corels_solve(data, 0.005, ablation=("equivalent_points",))
+    assert len(seen) == after_slices
+    assert r.status is Status.INTERRUPTED
+    assert r.lower_bound <= CORELS_OPT_0005 + 1e-9 <= r.objective + 2e-9
+    prefix = [rule.antecedent for rule in r.model.rules]
+    assert rule_list_objective(data.X, data.y, prefix, 0.005) == pytest.approx(r.objective, abs=1e-12)
+
+
+@pytest.mark.parametrize("after_slices", [1, 12])
+def test_ctrl_c_during_array_growth_osdt(monkeypatch, after_slices):
+    from optbb.datasets import load_osdt
+    from optbb.osdt import solve
+
+    seen = _interrupt_during_growth(monkeypatch, after_slices)
+    r = solve(load_osdt("compas"), 0.005)
+    assert len(seen) == after_slices
+    assert r.status is Status.INTERRUPTED
+    assert r.lower_bound <= OSDT_COMPAS_OPT_0005 + 1e-9 <= r.objective + 1e-9
 
 
 def _cli_child(*args) -> subprocess.Popen:

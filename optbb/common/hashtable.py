@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .bitset import hash_words
+from .growth import Stop, slices
 
 
 def new_table(capacity: int, key_words: int):
@@ -57,17 +58,19 @@ def ht_put(keys, hashes, used, fval, ival, slot, key, h, f, i):
 
 
 @njit(cache=True)
-def _reinsert(keys, hashes, used, fval, ival, nkeys, nhashes, nused, nfval, nival):
-    for s in range(used.shape[0]):
+def _reinsert(keys, hashes, used, fval, ival, nkeys, nhashes, nused, nfval, nival, start, end):
+    for s in range(start, end):
         if used[s]:
             slot = ht_find(nkeys, nhashes, nused, keys[s], hashes[s])
             ht_put(nkeys, nhashes, nused, nfval, nival, slot, keys[s], hashes[s], fval[s], ival[s])
 
 
-def rehash(table, new_capacity: int):
-    """A table of ``new_capacity`` (power of two) holding every entry of ``table``."""
+def rehash(table, new_capacity: int, stop: Stop = None):
+    """A table of ``new_capacity`` (power of two) holding every entry of ``table``, filled slice by slice; raises
+    :class:`~optbb.common.growth.GrowthStopped` (``table`` untouched) once ``stop()`` is true."""
     new = new_table(new_capacity, table[0].shape[1])
-    _reinsert(*table, *new)
+    for start, end in slices(table[2].shape[0], table_bytes(table) // max(1, table[2].shape[0]), stop):
+        _reinsert(*table, *new, start, end)
     return new
 
 

@@ -60,7 +60,6 @@ class Budget:
     def __init__(self, limits: Limits):
         self.limits = limits
         self.start = time.perf_counter()
-        self._seconds_per_byte: dict = {}  # per kind of copy: speed of the last one timed
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
@@ -85,25 +84,10 @@ class Budget:
             return Status.MEMORY_LIMIT
         return None
 
-    def copy_ends_in_time(self, nbytes: int, kind=None) -> bool:
-        """Whether to copy ``nbytes`` of search arrays before the time limit: the copy, at the speed of the last
-        timed copy of the same ``kind`` (1 GB/s before one was timed), ends closer to the limit than stopping now
-        would.  Solvers ask before enlarging their arrays, so a limit never waits long for a copy."""
-        remaining = self.remaining_time()
-        return remaining > 0 and nbytes * self._seconds_per_byte.get(kind, 1e-9) < 2 * remaining
-
-    def timed_copy(self, grow, nbytes_after, kind=None) -> bool:
-        """Run ``grow()`` (it enlarges the search arrays; False if the memory limit forbids it) and remember its
-        speed per byte of ``nbytes_after()`` for :meth:`copy_ends_in_time`."""
-        start = time.perf_counter()
-        grown = grow()
-        if grown:
-            self._seconds_per_byte[kind] = max(1e-9, (time.perf_counter() - start) / max(1, nbytes_after()))
-        return grown
-
-    def fits(self, memory_after_growth: int) -> bool:
-        """Whether growing the search structures to ``memory_after_growth`` bytes respects the memory limit."""
-        return self.limits.memory_limit is None or memory_after_growth <= self.limits.memory_limit
+    def must_stop(self, guard: "InterruptGuard") -> bool:
+        """Whether a long step between chunks (an array growth) should be abandoned: the time limit is reached or
+        Ctrl-C was pressed."""
+        return guard.interrupted or self.remaining_time() <= 0
 
 
 class InterruptGuard:

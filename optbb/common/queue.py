@@ -1,13 +1,13 @@
 """Priority queue for best-first branch and bound: a binary min-heap over (key, seq) in plain arrays.
 
 ``seq`` breaks ties deterministically (insertion order), so a search is reproducible bit for bit.  The heap
-arrays are owned by the caller, which grows them between chunks; ``heap_push`` never reallocates.
+arrays are owned by the caller, which grows them between chunks (:mod:`optbb.common.growth`);
+``heap_push`` never reallocates.
 
 Scheduling policies are small integers shared by the solvers; each solver maps a node to its key.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 BFS, CURIOSITY, LOWER_BOUND, OBJECTIVE, DFS, ENTROPY, GINI, FIFO = range(8)
@@ -89,9 +89,3 @@ def heapify(hkey, hseq, hitem, size):
     for i in range(size // 2 - 1, -1, -1):
         _sift_down(hkey, hseq, hitem, size, i)
 
-
-def grow(arr: np.ndarray, new_len: int) -> np.ndarray:
-    """Copy of a 1-D or 2-D array with its first axis extended to ``new_len`` (new entries zeroed)."""
-    out = np.zeros((new_len,) + arr.shape[1:], dtype=arr.dtype)
-    out[: arr.shape[0]] = arr
-    return out

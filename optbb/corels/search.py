@@ -8,10 +8,11 @@ import numpy as np
 
 from ..common.bitset import n_words, popcount
 from ..common.data import BinaryDataset
+from ..common.growth import GrowthStopped, Stop, grow
 from ..common.hashtable import new_table, rehash, table_bytes
 from ..common.limits import Budget, InterruptGuard, Limits
 from ..common.progress import Progress
-from ..common.queue import grow, policy_code
+from ..common.queue import policy_code
 from ..common.result import SearchResult, Status
 from ..common.trace import TraceRecorder
 from ..common.validation import check_number
@@ -112,11 +113,9 @@ class _Search:
     def lower_bound(self) -> float:
         return float(K.queue_lower_bound(self.T, self.hitem, self.st, self.fst, self.n, self.lam, self.lookahead))
 
-    def grow(self) -> bool:
-        """Enlarge whatever lacks room for one more expansion; False when the memory limit forbids it."""
-        return self._grow()
-
-    def _grow(self) -> bool:
+    def grow(self, stop: Stop = None) -> bool:
+        """Enlarge whatever lacks room for one more expansion; False when the memory limit forbids it.  Raises
+        :class:`GrowthStopped` once ``stop()`` is true (arrays already enlarged stay so; each is replaced whole)."""
         m = self.m
         trie_short = self.st[K.FREE_COUNT] + self.T.shape[0] - self.st[K.HWM] < m
         heap_short = self.hkey.shape[0] - self.st[K.HEAP_SIZE] < m
@@ -146,13 +145,13 @@ class _Search:
         for name, (cap, _) in extra.items():
             if name == "trie":
                 new = self.T.shape[0] + cap
-                self.T = grow(self.T, new)
-                self.free_list = grow(self.free_list, new)
+                self.T, self.free_list = grow(self.T, new, stop), grow(self.free_list, new, stop)
             elif name == "heap":
                 new = self.hkey.shape[0] + cap
-                self.hkey, self.hseq, self.hitem = grow(self.hkey, new), grow(self.hseq, new), grow(self.hitem, new)
+                self.hkey, self.hseq, self.hitem = (grow(self.hkey, new, stop), grow(self.hseq, new, stop),
+                                                    grow(self.hitem, new, stop))
             else:
-                self.table = rehash(self.table, 2 * self.table[2].shape[0])
+                self.table = rehash(self.table, 2 * self.table[2].shape[0], stop)
         self.peak_bytes = max(self.peak_bytes, self.memory_bytes())
         return True
 
@@ -213,12 +212,12 @@ def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
                 status = Status.OPTIMAL
                 break
             if code == K.NEED_GROW:
-                # a limit already reached ends the search before a (possibly long) copy of the arrays
-                status = _limit_status(budget, search, guard)
-                if status is None and not budget.copy_ends_in_time(search.memory_bytes()):
-                    status = Status.TIME_LIMIT  # the copy would end after the time limit
-                if status is None and not budget.timed_copy(search.grow, search.memory_bytes):
-                    status = Status.MEMORY_LIMIT
+                status = _limit_status(budget, search, guard)  # a limit already reached ends the search ungrown
+                try:
+                    if status is None and not search.grow(lambda: budget.must_stop(guard)):
+                        status = Status.MEMORY_LIMIT
+                except GrowthStopped:
+                    pass  # the time limit or Ctrl-C arrived during the growth: reported by the check below
             elif code == K.BUDGET_DONE:
                 chunk = _next_chunk(chunk, dt, budget)
             if status is None:

@@ -21,6 +21,7 @@ from numba import njit
 
 from ..common.bitset import and_into, hash_words, popcount, popcount_and
 from ..common.bounds import majority_errors
+from ..common.growth import Stop, grow, slices
 from ..common.hashtable import ht_find, ht_put, new_table, rehash
 from .bounds import leaf_is_dead, split_floor
 
@@ -131,9 +132,9 @@ def tree_hash(ids, n, buf):
 
 
 @njit(cache=True)
-def _tree_reinsert(tslot, thash, nslot, nhash):
+def _tree_reinsert(tslot, thash, nslot, nhash, start, end):
     mask = np.uint64(nslot.shape[0] - 1)
-    for s in range(tslot.shape[0]):
+    for s in range(start, end):
         t = tslot[s]
         if t >= 0:
             h = thash[s]
@@ -149,10 +150,12 @@ def _tree_reinsert(tslot, thash, nslot, nhash):
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def _grow_rows(a: np.ndarray, n: int) -> np.ndarray:
-    out = np.zeros((n,) + a.shape[1:], dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
+def _retable_trees(ttable, new_cap: int, stop: Stop):
+    """The tree index at capacity ``new_cap`` (power of two), filled slice by slice."""
+    nslot, nhash = np.full(new_cap, -1, np.int64), np.zeros(new_cap, np.uint64)
+    for start, end in slices(ttable[0].shape[0], 16, stop):
+        _tree_reinsert(ttable[0], ttable[1], nslot, nhash, start, end)
+    return nslot, nhash
 
 
 class Arena:
@@ -223,37 +226,31 @@ class Arena:
             return (new_n,), (new_n - n) * sum(a[0:1].nbytes for a in self.scratch)
         raise ValueError(f"unknown growth request {what}")
 
-    def _groups(self, what: int) -> tuple:
-        return {NEED_LEAVES: (self.leaves, self.ltable), NEED_TREES: (self.trees, self.ttable),
-                NEED_ENTRIES: (self.entries, self.heap), NEED_SCRATCH: (self.scratch,)}[what]
+    def grow(self, what: int, need, cap_bytes: int | None, stop: Stop = None) -> bool:
+        """Grow group ``what`` (a NEED_* code) to hold at least ``need`` items; False if the cap forbids it.
 
-    def copy_bytes(self, what: int, need) -> int:
-        """Bytes a growth request allocates and fills: the grown group(s) at their new size."""
-        return sum(self._bytes(g) for g in self._groups(what)) + self._plan(what, need)[1]
-
-    def grow(self, what: int, need, cap_bytes: int | None) -> bool:
-        """Grow group ``what`` (a NEED_* code) to hold at least ``need`` items; False if the cap forbids it."""
+        Every new array of the group is built before any replaces the old ones, so a growth abandoned by ``stop``
+        (:class:`~optbb.common.growth.GrowthStopped`) leaves the arena as it was."""
         sizes, extra = self._plan(what, need)
         if cap_bytes is not None and self.nbytes() + extra > cap_bytes:
             return False
         if what == NEED_LEAVES:
             new_n, new_t = sizes
-            self.leaves = tuple(_grow_rows(a, new_n) for a in self.leaves)
-            if new_t != self.ltable[0].shape[0]:
-                self.ltable = rehash(self.ltable, new_t)
+            leaves = tuple(grow(a, new_n, stop) for a in self.leaves)
+            ltable = rehash(self.ltable, new_t, stop) if new_t != self.ltable[0].shape[0] else self.ltable
+            self.leaves, self.ltable = leaves, ltable
         elif what == NEED_TREES:
             new_t, new_l, new_tc = sizes
-            self.trees = (_grow_rows(self.trees[0], new_t), _grow_rows(self.trees[1], new_t),
-                          _grow_rows(self.trees[2], new_t), _grow_rows(self.trees[3], new_l))
-            if new_tc != self.ttable[0].shape[0]:
-                nslot, nhash = np.full(new_tc, -1, np.int64), np.zeros(new_tc, np.uint64)
-                _tree_reinsert(self.ttable[0], self.ttable[1], nslot, nhash)
-                self.ttable = (nslot, nhash)
+            trees = tuple(a if n == a.shape[0] else grow(a, n, stop)
+                          for a, n in zip(self.trees, (new_t, new_t, new_t, new_l)))
+            ttable = _retable_trees(self.ttable, new_tc, stop) if new_tc != self.ttable[0].shape[0] else self.ttable
+            self.trees, self.ttable = trees, ttable
         elif what == NEED_ENTRIES:
-            self.entries = tuple(_grow_rows(a, sizes[0]) for a in self.entries)
-            self.heap = tuple(_grow_rows(a, sizes[0]) for a in self.heap)
+            entries = tuple(grow(a, sizes[0], stop) for a in self.entries)
+            heap = tuple(grow(a, sizes[0], stop) for a in self.heap)
+            self.entries, self.heap = entries, heap
         else:
-            self.scratch = tuple(_grow_rows(a, sizes[0]) for a in self.scratch)
+            self.scratch = tuple(grow(a, sizes[0], stop) for a in self.scratch)
         return True
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..common.bitset import n_words, not_into
 from ..common.bounds import objective_value
 from ..common.data import BinaryDataset
+from ..common.growth import GrowthStopped
 from ..common.limits import Budget, InterruptGuard, Limits
 from ..common.progress import Progress
 from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE
@@ -233,14 +234,12 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
                     break
                 if code in (NEED_LEAVES, NEED_TREES, NEED_ENTRIES, NEED_SCRATCH):
                     need = (int(st[K.S_NEED]), int(st[K.S_NEED2])) if code == NEED_TREES else int(st[K.S_NEED])
-                    copied = arena.copy_bytes(code, need)
-                    if guard.interrupted or not budget.copy_ends_in_time(copied, code):
-                        # a limit reached, or one the copy would overrun, ends the search before a long copy
-                        status = Status.INTERRUPTED if guard.interrupted else Status.TIME_LIMIT
-                        break
-                    if not budget.timed_copy(lambda: arena.grow(code, need, cap_bytes), lambda: copied, code):
-                        status = Status.MEMORY_LIMIT
-                        break
+                    try:
+                        if not arena.grow(code, need, cap_bytes, lambda: budget.must_stop(guard)):
+                            status = Status.MEMORY_LIMIT
+                            break
+                    except GrowthStopped:
+                        pass  # the time limit or Ctrl-C arrived: reported by the checks below
                 else:  # end of a chunk: adapt its size to ~0.05 s
                     dt = t1 - t0
                     if dt < 0.02:

@@ -1,0 +1,41 @@
+"""Growth of search arrays between chunks, in slices that can be abandoned at a time limit or a Ctrl-C.
+
+A search kernel that runs out of room returns to Python without committing partial state, so a growth abandoned
+half-way leaves the old arrays a consistent search, and the driver stops with TIME_LIMIT or INTERRUPTED.  Copying
+in slices of about :data:`SLICE_BYTES` bounds how late a limit or a Ctrl-C is noticed by one slice, whatever the
+size of the arrays; the time of a large copy cannot be predicted (first-touch page faults and huge-page compaction
+vary it twenty-fold from one run to the next), so it is checked rather than estimated.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import numpy as np
+
+SLICE_BYTES = 8 << 20
+
+Stop = Callable[[], bool] | None
+
+
+class GrowthStopped(Exception):
+    """A growth was abandoned because its ``stop`` callable turned true; the arrays it was building are dropped."""
+
+
+def slices(n_rows: int, row_bytes: int, stop: Stop = None) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` row ranges of about :data:`SLICE_BYTES` covering ``n_rows`` rows; raises
+    :class:`GrowthStopped` before a slice once ``stop()`` is true."""
+    step = max(1, SLICE_BYTES // max(1, row_bytes))
+    for start in range(0, n_rows, step):
+        if stop is not None and stop():
+            raise GrowthStopped
+        yield start, min(n_rows, start + step)
+
+
+def grow(arr: np.ndarray, new_len: int, stop: Stop = None) -> np.ndarray:
+    """Copy of a 1-D or 2-D array with its first axis extended to ``new_len`` (new entries zeroed), copied slice
+    by slice; raises :class:`GrowthStopped` (``arr`` untouched) once ``stop()`` is true."""
+    out = np.zeros((new_len,) + arr.shape[1:], dtype=arr.dtype)
+    row_bytes = arr.itemsize * (arr.shape[1] if arr.ndim > 1 else 1)
+    for start, end in slices(arr.shape[0], row_bytes, stop):
+        out[start:end] = arr[start:end]
+    return out
