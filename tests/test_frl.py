@@ -427,6 +427,29 @@ def test_same_seed_same_list_and_traces():
     assert np.array_equal(s1.search_trace_["objective"], s2.search_trace_["objective"])
 
 
+@pytest.mark.parametrize("cls", [FRLClassifier, SoftFRLClassifier])
+@pytest.mark.parametrize("limit", [0, 1, 137, 2999])
+def test_recording_limit_keeps_first_rows_and_every_improvement(cls, limit):
+    """Past ``max_recorded_iterations`` the per-iteration rows stop, and nothing else changes: the same list, the
+    same trace of improvements, time-free counters and mean candidate counts as a fully recorded run."""
+    X, y = _random_data(5, n=400, k=12)
+    full = cls(n_iter=3000, random_state=4, min_support=0.05).fit(X, y)
+    part = cls(n_iter=3000, random_state=4, min_support=0.05, max_recorded_iterations=limit).fit(X, y)
+    assert part.rule_list_.names == full.rule_list_.names
+    fc, pc = full.result_.counters, part.result_.counters
+    assert (fc["iterations_recorded"], pc["iterations_recorded"], pc["iterations"]) == (3000, limit, 3000)
+    for k in ("iteration_of_best", "mean_candidates_level0", "mean_candidates_all_levels", "candidate_scans"):
+        assert pc[k] == fc[k], k
+    cols = ["objective", "nodes"]
+    assert np.array_equal(part.result_.trace[cols].to_numpy(), full.result_.trace[cols].to_numpy())
+    assert part.result_.trace["objective"].iloc[-1] == pytest.approx(full.result_.objective)
+    cols = ["iteration", "objective", "best_objective"]
+    assert np.array_equal(part.search_trace_[cols].to_numpy(), full.search_trace_[cols].to_numpy()[:limit])
+    w = part.candidates_.shape[1]
+    assert part.candidates_.shape[0] == limit
+    assert np.array_equal(part.candidates_, full.candidates_[:limit, :w]) and (full.candidates_[:limit, w:] == -1).all()
+
+
 def test_time_limit_and_interrupt(monkeypatch):
     X, y = _random_data(1, n=2000, k=14)
     est = FRLClassifier(n_iter=10 ** 7, random_state=0, time_limit=0.3, min_support=0.05).fit(X, y)
@@ -495,6 +518,8 @@ def test_estimator_contract_and_predictions():
     ({"min_support": 0.7}, "min_support"), ({"feasibility": "loose"}, "feasibility"),
     ({"random_state": "abc"}, "random_state"), ({"random_state": -3}, "random_state"),
     ({"random_state": 1.5}, "random_state"), ({"time_limit": -1}, "time_limit"), ({"negations": "yes"}, "negations"),
+    ({"max_recorded_iterations": -1}, "max_recorded_iterations"),
+    ({"max_recorded_iterations": 2.5}, "max_recorded_iterations"),
 ])
 def test_bad_parameters(kw, msg):
     X, y = _random_data(3, n=40, k=4)

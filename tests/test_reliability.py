@@ -335,6 +335,35 @@ def test_osdt_memory_limit_peak_rss_fico():
 
 
 @jit_only
+def test_frl_memory_does_not_grow_with_search_time():
+    """FRL has no memory limit to set: what it keeps per iteration is bounded (``max_recorded_iterations``), so a
+    search three times as long peaks at the same RSS (unbounded, it grew by about 20 MB a second here)."""
+    r = _run_child(_code("""
+        import gc
+        from optbb.frl import FRLClassifier
+        rng = np.random.default_rng(1)
+        X = (rng.random((3000, 16)) < 0.35).astype(np.uint8)
+        y = (rng.random(3000) < 0.3).astype(np.uint8)
+        FRLClassifier(n_iter=20, random_state=0, min_support=0.05).fit(X, y)
+        growth, iters = [], []
+        for limit in (2.0, 6.0):
+            gc.collect()
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+            base = rss_now()
+            est = FRLClassifier(n_iter=10 ** 9, random_state=0, min_support=0.05, time_limit=limit).fit(X, y)
+            growth.append(peak_rss() - base)
+            iters.append(est.result_.counters["iterations"])
+            del est
+        print("RESULT " + json.dumps({"growth": growth, "iterations": iters}), flush=True)
+    """))
+    short, long_ = r["growth"]
+    print(f"FRL: {r['iterations']} iterations, peak RSS growth {short / MB:.1f} MB and {long_ / MB:.1f} MB")
+    assert r["iterations"][1] > 2 * r["iterations"][0]
+    assert long_ <= short + 16 * MB, r
+
+
+@jit_only
 def test_osdt_memory_limit_tic_tac_toe():
     from optbb.osdt import solve
 

@@ -75,6 +75,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         p["p_stop"] = check_number("p_stop", self.p_stop, lo=0, hi=1, hi_open=True)
         p["lam"] = check_number("curiosity_weight", self.curiosity_weight, lo=0, hi=1)
         p["max_card"] = check_number("max_card", self.max_card, lo=1, integer=True)
+        p["record"] = check_number("max_recorded_iterations", self.max_recorded_iterations, lo=0, integer=True)
         p["min_support"] = check_number("min_support", self.min_support, lo=0, hi=0.5)
         if not isinstance(self.negations, (bool, np.bool_)):
             raise ValueError(f"negations must be True or False, got {self.negations!r}")
@@ -131,7 +132,8 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         mining_time = time.perf_counter() - t0
         out = run_search(sdata, soft=self._soft, w=p["w"], C=p["C"], C1=p["C1"], n_iter=p["n_iter"],
                          p_stop=p["p_stop"], lam=p["lam"], paper_feasibility=p["paper"],
-                         random_state=p["random_state"], time_limit=p["time_limit"], verbose=verbose)
+                         random_state=p["random_state"], time_limit=p["time_limit"], verbose=verbose,
+                         record_limit=p["record"])
         rules = [int(r) for r in out["rules"]]
         self.antecedents_ = ants
         self.antecedent_names_ = names
@@ -140,26 +142,23 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.n_antecedents_ = A.shape[1]
         self.threshold_ = 1.0 / (1.0 + p["w"])
         self.candidates_ = out["candidates"]
-        it = np.arange(1, out["n_iter"] + 1)
-        best = np.minimum.accumulate(out["iter_objective"]) if out["n_iter"] else np.empty(0)
-        self.search_trace_ = pd.DataFrame({"iteration": it, "time": out["iter_time"],
-                                           "objective": out["iter_objective"], "best_objective": best})
-        improved = np.r_[True, best[1:] < best[:-1]] if out["n_iter"] else np.zeros(0, dtype=bool)
-        trace = pd.DataFrame({"time": out["iter_time"][improved], "objective": best[improved],
-                              "lower_bound": np.nan, "queue_size": 0, "nodes": it[improved]})
-        i_best = int(np.argmax(improved.nonzero()[0])) if improved.any() else -1
-        first_best = int(it[improved][i_best]) if i_best >= 0 else 0
+        recorded = out["iter_objective"].shape[0]
+        self.search_trace_ = pd.DataFrame({"iteration": np.arange(1, recorded + 1), "time": out["iter_time"],
+                                           "objective": out["iter_objective"],
+                                           "best_objective": np.minimum.accumulate(out["iter_objective"])})
+        imp = out["improvements"]
+        trace = pd.DataFrame({"time": imp["time"], "objective": imp["objective"], "lower_bound": np.nan,
+                              "queue_size": 0, "nodes": imp["iteration"]})
         counters = dict(out["stats"])
         counters.update({
-            "iterations": out["n_iter"], "total_time": out["time"], "cpu_time": out["cpu_time"],
-            "time_per_iteration": out["time"] / max(out["n_iter"], 1),
-            "iteration_of_best": first_best,
-            "time_to_best": float(out["iter_time"][first_best - 1]) if first_best else math.nan,
+            "iterations": out["n_iter"], "iterations_recorded": recorded, "total_time": out["time"],
+            "cpu_time": out["cpu_time"], "time_per_iteration": out["time"] / max(out["n_iter"], 1),
+            "iteration_of_best": int(imp["iteration"][-1]) if imp["iteration"].size else 0,
+            "time_to_best": float(imp["time"][-1]) if imp["time"].size else math.nan,
             "n_antecedents": int(A.shape[1]), "mining_time": mining_time,
             "candidates_per_level": out["candidates"],
-            "mean_candidates_level0": float(np.mean(out["candidates"][:, 0])) if out["n_iter"] else math.nan,
-            "mean_candidates_all_levels": float(out["candidates"][out["candidates"] >= 0].mean())
-            if (out["candidates"] >= 0).any() else math.nan,
+            "mean_candidates_level0": float(out["mean_candidates_level0"]),
+            "mean_candidates_all_levels": float(out["mean_candidates_all_levels"]),
         })
         self.result_ = SearchResult(self.rule_list_, out["objective"], math.nan, out["status"], counters, trace)
         return self
@@ -226,11 +225,14 @@ class FRLClassifier(_FRLBase):
     time_limit : seconds, or None; the search then stops with status TIME_LIMIT and the best list so far.
     keep_duplicates : keep itemsets with identical bit vectors and add the reference's tuple-order twins (the
         reference's antecedent multiset, for trajectory-distribution parity).
+    max_recorded_iterations : iterations kept whole in ``search_trace_`` and ``candidates_`` (the first ones);
+        later iterations still count in ``result_`` (trace of improvements, time to best, mean candidate counts),
+        so a long time-limited search runs in bounded memory.
     """
 
     def __init__(self, positive_weight=7.0, regularization=1e-6, n_iter=3000, p_stop=0.01, curiosity_weight=0.8,
                  max_card=2, min_support=0.1, negations=False, feasibility="paper", random_state=None,
-                 time_limit=None, keep_duplicates=False):
+                 time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000):
         self.positive_weight = positive_weight
         self.regularization = regularization
         self.n_iter = n_iter
@@ -243,6 +245,7 @@ class FRLClassifier(_FRLBase):
         self.random_state = random_state
         self.time_limit = time_limit
         self.keep_duplicates = keep_duplicates
+        self.max_recorded_iterations = max_recorded_iterations
 
 
 class SoftFRLClassifier(_FRLBase):
@@ -256,7 +259,7 @@ class SoftFRLClassifier(_FRLBase):
 
     def __init__(self, positive_weight=7.0, regularization=1e-6, monotonicity_penalty=0.5, n_iter=6000, p_stop=0.01,
                  curiosity_weight=0.8, max_card=2, min_support=0.1, negations=False, random_state=None,
-                 time_limit=None, keep_duplicates=False):
+                 time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000):
         self.positive_weight = positive_weight
         self.regularization = regularization
         self.monotonicity_penalty = monotonicity_penalty
@@ -269,3 +272,4 @@ class SoftFRLClassifier(_FRLBase):
         self.random_state = random_state
         self.time_limit = time_limit
         self.keep_duplicates = keep_duplicates
+        self.max_recorded_iterations = max_recorded_iterations

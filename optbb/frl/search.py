@@ -31,6 +31,7 @@ from ..common.bitset import popcount, popcount64
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
 from .objective import rule_risk
+from .record import RECORD_LIMIT, IterationRecord
 
 BLOCK = 128  # words of the negative scan between two early-exit checks
 
@@ -479,13 +480,15 @@ class SearchData:
 
 def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n_iter: int, p_stop: float,
                lam: float, paper_feasibility: bool, random_state, time_limit: float | None, target: float | None = None,
-               scan_block: int = BLOCK, verbose: int = 0):
+               scan_block: int = BLOCK, verbose: int = 0, record_limit: int = RECORD_LIMIT):
     """Run Algorithm FRL (``soft=False``) or softFRL in chunks of iterations.
 
     Returns a dict: ``rules`` (antecedent indices of the best list), ``objective``, ``status`` (ITERATION_LIMIT,
-    TIME_LIMIT or INTERRUPTED), ``iter_objective`` (objective of each iteration's list), ``iter_time`` (seconds since
-    the start at the end of each iteration, interpolated linearly inside a chunk), ``candidates`` ((iterations,
-    levels) int32, -1 where a level was not reached), ``stats`` (dict of work counters), ``time`` and ``cpu_time``.
+    TIME_LIMIT or INTERRUPTED), ``n_iter`` (iterations run), ``stats`` (dict of work counters), ``time``,
+    ``cpu_time``, and the :class:`~optbb.frl.record.IterationRecord` of the first ``record_limit`` iterations:
+    ``iter_objective`` (objective of each iteration's list), ``iter_time`` (seconds since the start at the end of each
+    iteration, interpolated linearly inside a chunk), ``candidates`` ((iterations, levels) int32, -1 where a level
+    was not reached); and of every iteration: ``improvements`` and the mean candidate counts.
     ``target`` (for benchmarks) ends the run, with ``reached_target`` set, once the best objective is at or below it.
     ``verbose`` > 0 shows a progress line on a terminal (iterations, best objective; no lower bound: the search is
     Monte-Carlo).
@@ -503,7 +506,7 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
     best_len = np.zeros(1, dtype=np.int64)
     stats = np.zeros(N_STATS, dtype=np.int64)
     levels = A + 1
-    iter_L, iter_t, cand = [], [], []   # per chunk; candidate rows trimmed to the levels reached
+    record = IterationRecord(record_limit)
     done = 0
     status = Status.ITERATION_LIMIT
     chunk = 16
@@ -534,10 +537,7 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
                 frl_chunk(*args, float(p_stop), float(lam), bool(paper_feasibility), m, rng, best_L, best_rules,
                           best_len, c_L, c_cand, stats, int(scan_block))
             t1 = time.perf_counter()
-            iter_L.append(c_L)
-            iter_t.append((t0 - start) + (t1 - t0) * np.arange(1, m + 1) / m)
-            reached = (c_cand >= 0).any(axis=0).nonzero()[0]
-            cand.append(c_cand[:, :int(reached.max()) + 1 if reached.size else 1].copy())
+            record.add(c_L, (t0 - start) + (t1 - t0) * np.arange(1, m + 1) / m, c_cand)
             done += m
             progress.update(done, float(best_L[0]), math.nan, 0, 0)
             # aim at chunks of about 50 ms, so limits and Ctrl-C are honoured promptly
@@ -548,22 +548,12 @@ def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n
     progress.close()
     total = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
-    width = max([c.shape[1] for c in cand], default=1)
-    ml = np.full((done, width), -1, dtype=np.int32)
-    row = 0
-    for c in cand:
-        ml[row:row + c.shape[0], :c.shape[1]] = c
-        row += c.shape[0]
-    iter_L = np.concatenate(iter_L) if iter_L else np.empty(0)
-    iter_t = np.concatenate(iter_t) if iter_t else np.empty(0)
     return {
         "rules": best_rules[:best_len[0]].copy(),
         "objective": float(best_L[0]),
         "status": status,
         "n_iter": done,
-        "iter_objective": iter_L,
-        "iter_time": iter_t,
-        "candidates": ml,
+        **record.result(),
         "stats": {"words_scanned": int(stats[ST_WORDS]), "bytes_scanned": int(stats[ST_WORDS]) * 8,
                   "candidate_scans": int(stats[ST_SCANS]), "antecedent_tests": int(stats[ST_TESTS]),
                   "early_exits": int(stats[ST_EARLY_EXIT]), "levels": int(stats[ST_LEVELS])},
