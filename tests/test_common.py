@@ -178,3 +178,18 @@ def test_grow_and_rehash_stop_between_slices_and_leave_inputs_untouched(monkeypa
     for i, k in enumerate(keys):
         slot = ht_find(grown[0], grown[1], grown[2], k, hash_words(k))
         assert slot >= 0 and grown[4][slot] == i
+
+
+def test_trace_samples_are_spaced_by_their_cost():
+    """A costly lower bound is sampled rarely enough to take at most ``max_share`` of the search time."""
+    import time
+
+    from optbb.common.trace import TraceRecorder
+
+    tr = TraceRecorder(interval=0.05, max_share=0.05)
+    assert tr.due(0.0)
+    assert tr.sample(0.0, 1.0, lambda: 0.5, 10, 1) == 0.5
+    assert not tr.due(0.049) and tr.due(0.05)  # a cheap bound: the interval alone
+    tr.sample(1.0, 0.9, lambda: time.sleep(0.02) or 0.6, 10, 2)  # costs >= 0.02 s: next sample >= 0.4 s later
+    assert not tr.due(1.3) and tr.due(31.0)
+    assert tr.frame()["lower_bound"].tolist() == [0.5, 0.6] and tr.last_lower_bound() == 0.6

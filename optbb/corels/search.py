@@ -195,7 +195,8 @@ def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
     chunk = 16
     status = None
     gc_pending = False  # the incumbent improved since the last garbage collection
-    trace.record(0.0, search.fst[K.RC], 0.0, 1, 0)
+    lb = 0.0
+    trace.record(0.0, search.fst[K.RC], lb, 1, 0)
     with InterruptGuard() as guard:
         while status is None:
             t0 = budget.elapsed()
@@ -222,8 +223,10 @@ def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
                 chunk = _next_chunk(chunk, dt, budget)
             if status is None:
                 status = _limit_status(budget, search, guard)
-            lb = search.lower_bound()
-            trace.record(budget.elapsed(), search.fst[K.RC], lb, int(st[K.HEAP_SIZE]), int(st[K.EVALUATED]))
+            now = budget.elapsed()
+            if trace.due(now):
+                lb = trace.sample(now, search.fst[K.RC], search.lower_bound, int(st[K.HEAP_SIZE]),
+                                  int(st[K.EVALUATED]))
             progress.update(int(st[K.EVALUATED]), search.fst[K.RC], lb, int(st[K.HEAP_SIZE]), search.memory_bytes())
     progress.close()
     return _result(search, status, budget, trace, time_to_opt)

@@ -208,7 +208,6 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
                       st, ip, fp)
     progress = Progress(verbose, "osdt")
     max_work = 64
-    trace_last = (-1.0,)
     t_opt = 0.0 if st[K.S_INC] >= 0 else None
     count_opt_seen = st[K.S_COUNT_OPT]
     try:
@@ -246,11 +245,10 @@ def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_
                         max_work = min(max_work * 2, 1 << 24)
                     elif dt > 0.1 and max_work > 1:
                         max_work //= 2
-                    if len(trace) == 0 or t1 - trace_last[0] > 0.05:
-                        lb = _global_lower_bound(arena, st, fp)
-                        trace.record(t1, _incumbent_objective(st, fp, cart_obj, root_obj, n, lam, arena),
-                                     lb, int(st[K.S_HEAP]), int(st[K.S_COUNT]))
-                        trace_last = (t1,)
+                    if trace.due(t1):
+                        lb = trace.sample(t1, _incumbent_objective(st, fp, cart_obj, root_obj, n, lam, arena),
+                                          lambda: _global_lower_bound(arena, st, fp), int(st[K.S_HEAP]),
+                                          int(st[K.S_COUNT]))
                         progress.update(int(st[K.S_COUNT]), float(fp[K.F_RC]), lb, int(st[K.S_HEAP]),
                                         arena.nbytes())
                 if guard.interrupted:
