@@ -1,6 +1,4 @@
 """``python -m optbb``: the optbb command."""
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

@@ -6,7 +6,7 @@ Exit codes: 0 = certified optimal (or, for FRL, the Monte-Carlo run completed), 
 from __future__ import annotations
 
 import argparse
-import os
+import signal
 import sys
 from pathlib import Path
 
@@ -122,7 +122,6 @@ def cmd_frl(args) -> int:
 
 def _load_frl_table(spec: str):
     from . import datasets
-    from .common.data import read_binary_csv
 
     if spec in ("frl-bank-full", "bank-full"):
         return datasets.load_bank_full_items(as_frame=True)
@@ -285,5 +284,17 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
+def run() -> None:
+    """The ``optbb`` program: :func:`main`, then exit with its code.  Once the outcome is known, Ctrl-C is ignored:
+    a second Ctrl-C arriving while the interpreter shuts down (when SIGINT kills the process) would otherwise
+    replace exit code 130 with a death by signal."""
+    try:
+        code = main()
+    except KeyboardInterrupt:  # a second Ctrl-C during main's own interrupt handling
+        code = EXIT_INTERRUPTED
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
