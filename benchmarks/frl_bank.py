@@ -83,14 +83,13 @@ def parse_seeds(text: str) -> list[int]:
 def run(cls, bank, seed, n_iter, **kw):
     est = cls(n_iter=n_iter, random_state=seed, **kw).fit(bank.X, bank.y, feature_names=bank.feature_names)
     c = est.result_.counters
-    cand = c["candidates_per_level"]
     return est, {
         "seed": seed, "objective": est.result_.objective, "rules": len(est.rule_list_),
         "iterations": c["iterations"], "wall_s": c["total_time"], "cpu_s": c["cpu_time"],
         "wall_ms_per_iter": 1000 * c["total_time"] / c["iterations"],
         "cpu_ms_per_iter": 1000 * c["cpu_time"] / c["iterations"],
         "iter_of_best": c["iteration_of_best"], "time_to_best_s": c["time_to_best"],
-        "cand_level0": float(cand[:, 0].mean()), "cand_all": float(cand[cand >= 0].mean()),
+        "cand_level0": c["mean_candidates_level0"], "cand_all": c["mean_candidates_all_levels"],
         "scans_per_iter": c["candidate_scans"] / c["iterations"],
         "bytes_per_iter": c["bytes_scanned"] / c["iterations"],
         "scan_rate_cpu": c["bytes_scanned"] / c["cpu_time"],
