@@ -142,17 +142,19 @@ class _Search:
             if units < 2 * m:
                 return False
             extra = {k: (units, unit) for k, (_, unit) in extra.items()}
-        for name, (cap, _) in extra.items():
-            if name == "trie":
-                new = self.T.shape[0] + cap
-                self.T, self.free_list = grow(self.T, new, stop), grow(self.free_list, new, stop)
-            elif name == "heap":
-                new = self.hkey.shape[0] + cap
-                self.hkey, self.hseq, self.hitem = (grow(self.hkey, new, stop), grow(self.hseq, new, stop),
-                                                    grow(self.hitem, new, stop))
-            else:
-                self.table = rehash(self.table, 2 * self.table[2].shape[0], stop)
-        self.peak_bytes = max(self.peak_bytes, self.memory_bytes())
+        try:
+            for name, (cap, _) in extra.items():
+                if name == "trie":
+                    new = self.T.shape[0] + cap
+                    self.T, self.free_list = grow(self.T, new, stop), grow(self.free_list, new, stop)
+                elif name == "heap":
+                    new = self.hkey.shape[0] + cap
+                    self.hkey, self.hseq, self.hitem = (grow(self.hkey, new, stop), grow(self.hseq, new, stop),
+                                                        grow(self.hitem, new, stop))
+                else:
+                    self.table = rehash(self.table, 2 * self.table[2].shape[0], stop)
+        finally:  # also when stopped after a part grew
+            self.peak_bytes = max(self.peak_bytes, self.memory_bytes())
         return True
 
 
