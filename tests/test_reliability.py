@@ -88,6 +88,13 @@ PRELUDE = textwrap.dedent("""
     def rss_now():
         return _status("VmRSS:") or 0
 
+    def reset_peak():
+        try:  # reset the peak RSS, so transient peaks of start-up, reading and warm-up do not count
+            with open("/proc/self/clear_refs", "w") as fh:
+                fh.write("5")
+        except OSError:  # then the growth measured after it is an upper bound
+            pass
+
     def peak_rss():
         # peak RSS of this process image: VmHWM.  getrusage's ru_maxrss is used only without /proc: Linux carries
         # the parent's RSS at fork into it across exec, so a child of a big pytest process reports the parent's size
@@ -265,11 +272,7 @@ def test_osdt_node_limit_is_exact(nodes, policy):
 MEMORY_CHILD = """
     import gc
     gc.collect()
-    try:  # reset the peak RSS, so transient peaks of start-up, reading and warm-up do not count
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:  # then the growth below is an upper bound
-        pass
+    reset_peak()
     base = rss_now()
     def n_compiled():
         from numba.core.registry import CPUDispatcher
@@ -348,8 +351,7 @@ def test_frl_memory_does_not_grow_with_search_time():
         growth, iters = [], []
         for limit in (2.0, 6.0):
             gc.collect()
-            with open("/proc/self/clear_refs", "w") as fh:
-                fh.write("5")
+            reset_peak()
             base = rss_now()
             est = FRLClassifier(n_iter=10 ** 9, random_state=0, min_support=0.05, time_limit=limit).fit(X, y)
             growth.append(peak_rss() - base)
