@@ -153,7 +153,7 @@ def _tree_reinsert(tslot, thash, nslot, nhash, start, end):
 def _retable_trees(ttable, new_cap: int, stop: Stop):
     """The tree index at capacity ``new_cap`` (power of two), filled slice by slice."""
     nslot, nhash = np.full(new_cap, -1, np.int64), np.zeros(new_cap, np.uint64)
-    for start, end in slices(ttable[0].shape[0], 16, stop):
+    for start, end in slices(ttable[0].shape[0], ttable[0].itemsize + ttable[1].itemsize, stop):
         _tree_reinsert(ttable[0], ttable[1], nslot, nhash, start, end)
     return nslot, nhash
 
