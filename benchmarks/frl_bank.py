@@ -32,7 +32,9 @@ sys.path.insert(0, str(REPO))
 
 from optbb.common.bitset import popcount64  # noqa: E402
 from optbb.frl import FRLClassifier, SoftFRLClassifier, load_bank_full  # noqa: E402
-from optbb.frl.search import SearchData, run_search  # noqa: E402
+from optbb.common.data import BinaryDataset  # noqa: E402
+from optbb.frl import solve as frl_solve  # noqa: E402
+from optbb.frl.search import SearchData  # noqa: E402
 
 REF_FRL_MS = (30.4, 31.6)
 REF_FRL_MPZ_MS = (5.7, 5.9)
@@ -81,14 +83,14 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def run(cls, bank, seed, n_iter, **kw):
-    est = cls(n_iter=n_iter, random_state=seed, **kw).fit(bank.X, bank.y, feature_names=bank.feature_names)
+    est = cls(n_iter=n_iter, random_state=seed, feature_names=bank.feature_names, **kw).fit(bank.X, bank.y)
     c = est.result_.counters
     return est, {
         "seed": seed, "objective": est.result_.objective, "rules": len(est.rule_list_),
         "iterations": c["iterations"], "wall_s": c["total_time"], "cpu_s": c["cpu_time"],
         "wall_ms_per_iter": 1000 * c["total_time"] / c["iterations"],
         "cpu_ms_per_iter": 1000 * c["cpu_time"] / c["iterations"],
-        "iter_of_best": c["iteration_of_best"], "time_to_best_s": c["time_to_best"],
+        "iter_of_best": c["iteration_of_best"], "time_to_best_s": c["time_to_optimum"],
         "cand_level0": c["mean_candidates_level0"], "cand_all": c["mean_candidates_all_levels"],
         "scans_per_iter": c["candidate_scans"] / c["iterations"],
         "bytes_per_iter": c["bytes_scanned"] / c["iterations"],
@@ -168,17 +170,20 @@ def main(argv=None):
 
     if args.long > 0:
         target = REF_FRL_BEST + 5e-7
-        sdata = SearchData(np.column_stack([a.evaluate(bank.X) for a in best_frl.antecedents_]), bank.y)
+        A = np.column_stack([a.evaluate(bank.X) for a in best_frl.antecedents_])
+        adata = BinaryDataset(A, bank.y, list(best_frl.antecedent_names_))
+        sdata = SearchData(A, bank.y)
         print(f"\n### FRL for up to {args.long:.0f} s per seed, stopping at L <= {REF_FRL_BEST}\n")
         print("| seed | best L | reached | iterations | wall s to stop | CPU s |")
         print("|---|---|---|---|---|---|")
         hits = 0
         for s in parse_seeds(args.long_seeds):
-            out = run_search(sdata, soft=False, w=7.0, C=1e-6, C1=0.0, n_iter=10 ** 9, p_stop=0.01, lam=0.8,
-                             paper_feasibility=True, random_state=s, time_limit=args.long, target=target)
-            hits += out["reached_target"]
-            print(f"| {s} | {out['objective']:.6f} | {'yes' if out['reached_target'] else 'no'} | {out['n_iter']} "
-                  f"| {out['time']:.1f} | {out['cpu_time']:.1f} |")
+            res = frl_solve(adata, n_iter=10 ** 9, random_state=s, time_limit=args.long, target=target,
+                            packed=sdata, memory_limit=None)
+            c = res.counters
+            hits += c["reached_target"]
+            print(f"| {s} | {res.objective:.6f} | {'yes' if c['reached_target'] else 'no'} | {c['iterations']} "
+                  f"| {c['total_time']:.1f} | {c['cpu_time']:.1f} |")
         print(f"\nreached {REF_FRL_BEST} on {hits} of {len(parse_seeds(args.long_seeds))} seeds")
 
     if args.csv:

@@ -10,6 +10,17 @@ Problems: ``corels`` = ProPublica fold 0, lambda 0.005, no equivalent-points bou
 FRL on random 3,000 x 16 data.  Run it on an idle machine::
 
     python benchmarks/limits.py --problems corels,osdt-fico,osdt-ttt,frl --limits 0.5,2,3,10 --repeats 3
+
+``--resources`` runs the resource cases instead (mining and start-up inside the limits; wall time of ``fit``,
+mining included, on random 0/1 features):
+
+* ``corels-39200``: CORELS on 200 x 140 features (max_card 2 with negations: 39,200 antecedents), time_limit=1,
+  must stop within max(5 %, 0.5 s);
+* ``corels-5000`` / ``frl-5000``: 200 x 5,000 features, time_limit=5, must return within 6 s;
+* ``frl-500``: FRL on 200 x 500 features, time_limit=1;
+* ``noisy-default``: ``CorelsClassifier(regularization=0.005)`` on 800 x 12 features, two planted rules, 15 %
+  label noise, with the default memory limit when ``Limits`` accepts ``memory_limit="auto"`` (else ``"1G"``):
+  status, wall time and peak RSS (VmHWM after resetting it past start-up and warm-up) against physical memory.
 """
 from __future__ import annotations
 
@@ -56,10 +67,70 @@ LOAD = {
         rng = np.random.default_rng(1)
         X = (rng.random((3000, 16)) < 0.35).astype(np.uint8)
         y = (rng.random(3000) < 0.3).astype(np.uint8)
-        warm = lambda: FRLClassifier(n_iter=20, random_state=0, min_support=0.05).fit(X, y)
-        run = lambda **kw: FRLClassifier(n_iter=10 ** 8, random_state=0, min_support=0.05, **kw).fit(X, y).result_
+        warm = lambda: FRLClassifier(n_iter=20, random_state=0, min_class_support=0.05).fit(X, y)
+        run = lambda **kw: FRLClassifier(n_iter=10 ** 8, random_state=0, min_class_support=0.05, **kw).fit(X, y).result_
     """,
 }
+
+_FEATURES = """
+        import numpy as np
+        rng = np.random.default_rng(0)
+        X = rng.integers(0, 2, (200, {f}))
+        y = rng.integers(0, 2, 200)
+"""
+for _name, _f, _est in (("corels-39200", 140, "CorelsClassifier()"), ("corels-5000", 5000, "CorelsClassifier()"),
+                        ("frl-500", 500, "FRLClassifier(random_state=0)"),
+                        ("frl-5000", 5000, "FRLClassifier(random_state=0)")):
+    _cls = _est.split("(")[0]
+    _mod = "corels" if _cls.startswith("Corels") else "frl"
+    LOAD[_name] = _FEATURES.format(f=_f) + f"""
+        from optbb.{_mod} import {_cls}
+        warm = lambda: {_est}.set_params(time_limit=5).fit(X[:, :6], y)
+        run = lambda **kw: {_est}.set_params(**kw).fit(X, y).result_
+"""
+RESOURCE_CASES = (("corels-39200", 1.0), ("corels-5000", 5.0), ("frl-500", 1.0), ("frl-5000", 5.0))
+
+NOISY = """
+    import numpy as np
+    from optbb.common.limits import Limits
+    from optbb.corels import CorelsClassifier
+
+    def status_bytes(key):
+        try:
+            with open("/proc/self/status") as fh:
+                for line in fh:
+                    if line.startswith(key):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            return None
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (800, 12))
+    y = (X[:, 0] & X[:, 1]) | (X[:, 2] & (1 - X[:, 3]))  # two planted rules
+    flip = rng.random(800) < 0.15
+    y = np.where(flip, 1 - y, y)
+    try:
+        Limits(memory_limit="auto")
+        kw, memory = {}, "default (auto)"
+    except (ValueError, TypeError):
+        kw, memory = {"memory_limit": "1G"}, "1G (Limits does not accept 'auto' yet)"
+    CorelsClassifier(regularization=0.005, node_limit=50, **kw).fit(X, y)  # warm-up: compile outside the measure
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+    rss0 = status_bytes("VmRSS:")
+    t0 = time.perf_counter()
+    clf = CorelsClassifier(regularization=0.005, **kw).fit(X, y)
+    wall = time.perf_counter() - t0
+    r = clf.result_
+    phys = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    print("RESULT " + json.dumps(dict(wall=wall, status=r.status.name, objective=r.objective, lower_bound=r.lower_bound,
+                                      peak_rss=status_bytes("VmHWM:"), rss_before=rss0, physical=phys,
+                                      accounted=r.counters["memory_bytes"], memory=memory,
+                                      rules=len(clf.rule_list_))), flush=True)
+"""
 
 TIME_LIMIT = """
     warm()
@@ -76,11 +147,11 @@ CTRL_C = """
 """
 
 
-def _child(problem: str, body: str, **values) -> list[str]:
-    head = f"import json, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\n"
+def _child(problem: str | None, body: str, **values) -> list[str]:
+    head = f"import json, os, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\n"
     for k, v in values.items():
         head += f"{k} = {v!r}\n"
-    code = head + textwrap.dedent(LOAD[problem]) + textwrap.dedent(body)
+    code = head + (textwrap.dedent(LOAD[problem]) if problem else "") + textwrap.dedent(body)
     return [sys.executable, "-c", code]
 
 
@@ -121,13 +192,49 @@ def ctrl_c_latency(problem: str, after: float) -> dict:
     return dict(latency=r["returned"] - sent, status=r["status"])
 
 
+def noisy_default_run() -> dict:
+    proc = subprocess.run(_child(None, NOISY), capture_output=True, text=True, env=_env(), cwd=REPO, timeout=3600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"exit {proc.returncode}: {proc.stderr[-3000:]}")
+    return _result(proc.stdout)
+
+
+def resources(repeats: int) -> None:
+    """The resource cases of the module docstring; exits with status 1 when a bound is missed."""
+    failed = False
+    print("case          limit   wall (median / max)   tolerance  statuses")
+    for case, limit in RESOURCE_CASES:
+        runs = [time_limit_overshoot(case, limit) for _ in range(repeats)]
+        walls = [limit + r["overshoot"] for r in runs]
+        allowed = limit + max(0.05 * limit, 0.5) if case == "corels-39200" or limit < 5 else 6.0
+        ok = max(walls) <= allowed
+        failed |= not ok
+        print(f"{case:13s} {limit:<6g}  {statistics.median(walls):6.3f} / {max(walls):6.3f} s   <= {allowed:<5g}s  "
+              f"{sorted({r['status'] for r in runs})} {'ok' if ok else 'MISSED'}", flush=True)
+    r = noisy_default_run()
+    share = r["peak_rss"] / r["physical"] if r["peak_rss"] else float("nan")
+    ok = r["peak_rss"] is not None and share <= 0.6
+    failed |= not ok
+    print(f"noisy-default memory {r['memory']}: {r['status']} in {r['wall']:.1f} s, objective {r['objective']:.4f}, "
+          f"lower bound {r['lower_bound']:.4f}, {r['rules']} rules; peak RSS {r['peak_rss'] / 2 ** 20:.0f} MB "
+          f"({100 * share:.1f} % of {r['physical'] / 2 ** 30:.1f} GB physical; {r['rss_before'] / 2 ** 20:.0f} MB "
+          f"before the fit; accounted search {r['accounted'] / 2 ** 20:.0f} MB) {'ok' if ok else 'MISSED'}",
+          flush=True)
+    if failed:
+        sys.exit(1)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problems", default="corels,osdt-fico,osdt-ttt,frl")
     ap.add_argument("--limits", default="0.5,2,3,10", help="time limits in seconds, comma-separated")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--signal-after", type=float, default=1.5)
+    ap.add_argument("--resources", action="store_true", help="run the resource cases (see the module docstring)")
     args = ap.parse_args(argv)
+    if args.resources:
+        resources(args.repeats)
+        return
     limits = [float(x) for x in args.limits.split(",")]
     print("problem    measurement          median    max       statuses")
     for problem in args.problems.split(","):

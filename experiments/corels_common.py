@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .report import load_corels_fold, md_table, mean_std, sig
+from .report import accuracy, load_corels_fold, md_table, mean_std, search_fields, sig
 
 # (label, solve keyword arguments); one component removed per row, as in Tables 4 and 5.
 VARIANTS = [
@@ -85,14 +85,13 @@ def corels_task(fold: int, regularization: float, policy: str = "lower_bound", m
     res = solve(data, regularization, policy=policy, map_type=map_type, ablation=tuple(ablation),
                 time_limit=time_limit, memory_limit=memory_limit)
     out = {k: res.counters.get(k) for k in COUNTERS}
-    out.update(objective=res.objective, lower_bound=res.lower_bound, status=res.status.name,
-               rules=len(res.model), model=res.model.text(),
-               train_accuracy=float(np.mean(res.model.predict(data.X) == data.y)))
+    out.update(search_fields(res), rules=len(res.model), model=res.model.text(),
+               train_accuracy=accuracy(res.model.predict(data.X), data.y))
     if test:
         test_data = load_corels_fold(fold, "test")
         if list(test_data.feature_names) != list(data.feature_names):
             raise ValueError(f"fold {fold}: test antecedents differ from the training fold's")
-        out["test_accuracy"] = float(np.mean(res.model.predict(test_data.X) == test_data.y))
+        out["test_accuracy"] = accuracy(res.model.predict(test_data.X), test_data.y)
     if trace:
         tr = res.trace
         out["trace"] = {c: tr[c].to_numpy().tolist() for c in tr.columns}
@@ -133,7 +132,7 @@ def ablation_tables(df: pd.DataFrame, paper: dict, time_unit: str, tto_unit: str
         g = df[df.variant == name]
         if g.empty:
             continue
-        complete = bool((g.status == "OPTIMAL").all())
+        complete = bool((g.status == "optimal").all())
         gt = "" if complete else ">"
         pr = paper.get(name, {})
         slow = g["total_time"].mean() / base if base > 0 else float("nan")
@@ -157,7 +156,7 @@ def ablation_tables(df: pd.DataFrame, paper: dict, time_unit: str, tto_unit: str
                        "paper ": pr.get("qi", ""),
                        f"Max queue size ({q_label})": scaled("max_queue_size", q_scale),
                        "paper  ": pr.get("mq", ""),
-                       "folds certified": f"{int((g.status == 'OPTIMAL').sum())}/{len(g)}"})
+                       "folds certified": f"{int((g.status == 'optimal').sum())}/{len(g)}"})
     return pd.DataFrame(top), pd.DataFrame(bottom)
 
 
@@ -171,7 +170,7 @@ def ablation_figure(df: pd.DataFrame, out: Path, name: str, title: str):
                             ("total time (s)", "lower bound evaluations", "max queue size")):
         for i, n in enumerate(names):
             g = df[df.variant == n]
-            done = g.status == "OPTIMAL"
+            done = g.status == "optimal"
             ax.scatter(np.full(done.sum(), i), g[col][done], color="C0", s=14, zorder=3)
             ax.scatter(np.full((~done).sum(), i), g[col][~done], color="C3", marker="^", s=18, zorder=3,
                        label="stopped by a limit" if (i == len(names) - 1 and (~done).any()) else None)

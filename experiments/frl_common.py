@@ -10,23 +10,22 @@ import numpy as np
 @functools.lru_cache(maxsize=1)
 def bank():
     """UCI bank-full as FRL items (the bundled copy): a BinaryDataset with one column per item."""
-    from optbb.datasets import load_bank_full_items
-    from optbb.frl.data import items_to_dataset
+    from optbb.datasets import load_bank_full
 
-    items, y = load_bank_full_items()
-    return items_to_dataset(items, y)
+    return load_bank_full()
 
 
 def fit_frl(method: str, X, y, names, w: float, C: float, C1: float | None, n_iter: int, seed: int):
     from optbb.frl import FRLClassifier, SoftFRLClassifier
 
     if method == "FRL":
-        est = FRLClassifier(positive_weight=w, regularization=C, n_iter=n_iter, random_state=seed)
+        est = FRLClassifier(positive_weight=w, regularization=C, n_iter=n_iter, random_state=seed,
+                            feature_names=names)
     else:
         est = SoftFRLClassifier(positive_weight=w, regularization=C, monotonicity_penalty=C1, n_iter=n_iter,
-                                random_state=seed)
+                                random_state=seed, feature_names=names)
     t0 = time.perf_counter()
-    est.fit(X, y, feature_names=names)
+    est.fit(X, y)
     return est, time.perf_counter() - t0
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .report import SHARED_DATA
+from .report import SHARED_DATA, accuracy, search_fields
 
 OSDT_SPLITS = SHARED_DATA / "osdt"
 
@@ -89,10 +89,6 @@ def has_folds(name: str) -> bool:
     return _fold_file(name, 1, "train") is not None and _fold_file(name, 1, "test") is not None
 
 
-def _acc(pred, y) -> float:
-    return float(np.mean(np.asarray(pred) == np.asarray(y)))
-
-
 _WARM = False
 
 
@@ -104,14 +100,15 @@ def warm_up() -> None:
     from optbb.datasets import load_osdt
     from optbb.osdt import solve
 
-    solve(load_osdt("monk1"), 0.2)
-    solve(load_osdt("compas"), 0.005)
+    solve(load_osdt("monk1"), 0.2, search="leaf_set")
+    solve(load_osdt("compas"), 0.005, search="leaf_set")
     _WARM = True
 
 
 def osdt_task(dataset: str, regularization: float, fold: int | None = None, policy: str = "curiosity",
-              ablation=(), warm_start: str | None = "cart", time_limit=None, memory_limit=None, max_leaves=None,
-              max_depth=None, trace: bool = False, tree: bool = False, repeats: int = 1) -> dict:
+              ablation=(), initial_tree: str | None = "cart", time_limit=None, memory_limit=None, max_leaves=None,
+              max_depth=None, trace: bool = False, tree: bool = False, repeats: int = 1,
+              search: str = "leaf_set") -> dict:
     """One OSDT run: objective, bound, status, counters, leaves, training (and test, on a fold) accuracy.
 
     With ``repeats`` > 1 a run that took under a second is repeated and its times are the medians (the search is
@@ -122,17 +119,17 @@ def osdt_task(dataset: str, regularization: float, fold: int | None = None, poli
     data = load(dataset, fold, "train")
 
     def run():
-        return solve(data, regularization, policy=policy, ablation=tuple(ablation), warm_start=warm_start,
-                     time_limit=time_limit, memory_limit=memory_limit, max_leaves=max_leaves, max_depth=max_depth)
+        return solve(data, regularization, search=search, policy=policy, ablation=tuple(ablation),
+                     initial_tree=initial_tree, time_limit=time_limit, memory_limit=memory_limit,
+                     max_leaves=max_leaves, max_depth=max_depth)
 
     res = run()
     times = [(res.counters["total_time"], res.counters["time_to_optimum"])]
     while len(times) < repeats and res.counters["total_time"] < 1.0:
         again = run().counters
         times.append((again["total_time"], again["time_to_optimum"]))
-    out = {"status": res.status.value, "objective": res.objective, "lower_bound": res.lower_bound, "gap": res.gap,
-           "n_leaves": res.model.n_leaves, "depth": res.model.depth,
-           "train_acc": _acc(res.model.predict(data.X), data.y), "n_samples": data.n_samples,
+    out = {**search_fields(res), "n_leaves": res.model.n_leaves, "depth": res.model.depth,
+           "train_accuracy": accuracy(res.model.predict(data.X), data.y), "n_samples": data.n_samples,
            **{k: res.counters.get(k) for k in ("trees_evaluated", "trees_to_optimum", "total_time",
                                                "time_to_optimum", "memory_bytes", "max_queue_size",
                                                "best_is_cart")}}
@@ -141,7 +138,7 @@ def osdt_task(dataset: str, regularization: float, fold: int | None = None, poli
         out["repeats"] = len(times)
     if fold is not None:
         test = load(dataset, fold, "test")
-        out["test_acc"] = _acc(res.model.predict(test.X), test.y)
+        out["test_accuracy"] = accuracy(res.model.predict(test.X), test.y)
     if trace:
         out["trace"] = res.trace.to_dict(orient="list")
     if tree:
@@ -157,10 +154,10 @@ def cart_task(dataset: str, n_leaves: int, fold: int | None = None, max_depth: i
     data = load(dataset, fold, "train")
     clf = DecisionTreeClassifier(max_leaf_nodes=max(int(n_leaves), 2), max_depth=max_depth, random_state=0)
     clf.fit(data.X, data.y)
-    out = {"n_leaves": int(clf.get_n_leaves()), "train_acc": _acc(clf.predict(data.X), data.y)}
+    out = {"n_leaves": int(clf.get_n_leaves()), "train_accuracy": accuracy(clf.predict(data.X), data.y)}
     if fold is not None:
         test = load(dataset, fold, "test")
-        out["test_acc"] = _acc(clf.predict(test.X), test.y)
+        out["test_accuracy"] = accuracy(clf.predict(test.X), test.y)
     if tree:
         out["tree"] = export_text(clf, feature_names=list(data.feature_names), decimals=0)
     return out
@@ -178,10 +175,10 @@ def binoct_task(dataset: str, depth: int, time_limit: float, fold: int | None = 
     out = {"status": clf.status_, "mip_gap": clf.mip_gap_, "objective": clf.objective_,
            "lower_bound": clf.lower_bound_, "gap": clf.gap_, "errors": clf.errors_,
            "n_leaves": clf.n_leaves_, "n_leaves_merged": clf.n_leaves_merged_,
-           "train_acc": _acc(clf.predict(data.X), data.y), "solve_time": clf.solve_time_}
+           "train_accuracy": accuracy(clf.predict(data.X), data.y), "solve_time": clf.solve_time_}
     if fold is not None:
         test = load(dataset, fold, "test")
-        out["test_acc"] = _acc(clf.predict(test.X), test.y)
+        out["test_accuracy"] = accuracy(clf.predict(test.X), test.y)
     if tree:
         out["tree"] = str(clf.tree_)
     return out

@@ -1,4 +1,10 @@
-"""Output helpers shared by the studies: Markdown tables, number formats, figures, data locations."""
+"""Output helpers shared by the studies: the result schema, Markdown tables, number formats, figures, data locations.
+
+Every study records a search with the same columns (:func:`search_fields`): ``status`` is the value of
+:class:`optbb.common.result.Status` (``"optimal"``, ``"time_limit"``, ``"node_limit"``, ``"memory_limit"``,
+``"interrupted"``, ``"iteration_limit"``; the same words as ``BinOCTClassifier.status_``), then ``objective``,
+``lower_bound`` and ``gap``; accuracies are ``train_accuracy`` and ``test_accuracy`` (fractions, :func:`accuracy`).
+"""
 from __future__ import annotations
 
 import math
@@ -12,7 +18,18 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("OPTBB_SHARED_DATA", REPO.parent / "shared" / "data"))
 CORELS_CV = SHARED_DATA / "corels" / "CrossValidation"
 CORELS_TEST = CORELS_CV / "reconstructed_test"
-BUNDLED_CORELS_CV = REPO / "tests" / "data" / "corels"
+CORELS_FOLDS_ENV = "OPTBB_CORELS_FOLDS"  # a folder of compas_<i>_train.out/.label/.minor[.gz] instead of CORELS_CV
+
+
+def search_fields(res) -> dict:
+    """The columns every study records for a ``SearchResult``: status (its ``Status`` value), objective, lower
+    bound and gap."""
+    return {"status": res.status.value, "objective": res.objective, "lower_bound": res.lower_bound, "gap": res.gap}
+
+
+def accuracy(pred, y) -> float:
+    """Fraction of predictions equal to the labels (the ``train_accuracy`` / ``test_accuracy`` columns)."""
+    return float(np.mean(np.asarray(pred) == np.asarray(y)))
 
 
 def md_table(df: pd.DataFrame) -> str:
@@ -87,13 +104,20 @@ def write_markdown(out: Path, name: str, title: str, parts: list[str]) -> Path:
     return path
 
 
-def corels_fold_paths(fold: int) -> tuple[Path, Path, Path | None]:
-    """(out, label, minor) of a ProPublica JMLR training fold: the shared data if present, else the repo copy."""
-    base = CORELS_CV / f"compas_{fold}_train"
-    if Path(f"{base}.out.gz").is_file():
-        return Path(f"{base}.out.gz"), Path(f"{base}.label"), Path(f"{base}.minor")
-    base = BUNDLED_CORELS_CV / f"compas_{fold}_train"
-    return Path(f"{base}.out.gz"), Path(f"{base}.label.gz"), Path(f"{base}.minor.gz")
+def corels_fold_paths(fold: int) -> tuple[Path, Path, Path]:
+    """(out, label, minor) of a ProPublica JMLR training fold, each plain or gzip-compressed: from the folder named
+    by ``$OPTBB_CORELS_FOLDS`` if set, else from the shared data (``CORELS_CV``)."""
+    folder = Path(os.environ[CORELS_FOLDS_ENV]) if os.environ.get(CORELS_FOLDS_ENV) else CORELS_CV
+    paths = []
+    for ext in ("out", "label", "minor"):
+        plain = folder / f"compas_{fold}_train.{ext}"
+        found = next((p for p in (plain, Path(f"{plain}.gz")) if p.is_file()), None)
+        if found is None:
+            raise FileNotFoundError(f"{plain}[.gz] not found: the JMLR ProPublica training folds live in {CORELS_CV} "
+                                    f"(set OPTBB_SHARED_DATA to the folder holding corels/, or {CORELS_FOLDS_ENV} to "
+                                    "a folder of compas_<i>_train.out, .label and .minor files)")
+        paths.append(found)
+    return paths[0], paths[1], paths[2]
 
 
 def load_corels_fold(fold: int, split: str = "train"):

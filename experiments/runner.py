@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 from .registry import RunConfig
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: one result schema (status as the Status value, train_accuracy / test_accuracy)
 
 
 def _jsonable(obj):

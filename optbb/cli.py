@@ -1,29 +1,62 @@
 """The ``optbb`` command: demo, one subcommand per solver, bundled data sets.
 
-Exit codes: 0 = certified optimal (or, for FRL, the Monte-Carlo run completed), 2 = bad usage or bad input,
-3 = stopped at a limit (the printed model is the best found, not certified), 130 = interrupted by Ctrl-C.
+Exit codes: 0 = certified optimal (or, for FRL, the Monte-Carlo run completed), 2 = bad usage or bad input (one
+line naming the file or option and the problem), 3 = stopped at a limit (the printed model is the best found, not
+certified), 130 = interrupted by Ctrl-C (SIGINT), 141 = output pipe closed early (``optbb datasets | head -1``),
+143 = terminated by SIGTERM.  On SIGINT or SIGTERM during a search
+the best model so far is printed with its lower bound and gap before the exit.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import sys
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
-EXIT_OK, EXIT_INPUT, EXIT_LIMIT, EXIT_INTERRUPTED = 0, 2, 3, 130
+EXIT_OK, EXIT_INPUT, EXIT_LIMIT, EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 0, 2, 3, 130, 141, 143
 
 
 class InputError(Exception):
     """Bad data or option given on the command line (exit code 2)."""
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM outside a search (exit code 143); inside a search it stops the search like Ctrl-C."""
+
+
 def _exit_code(result) -> int:
+    from .common.limits import InterruptGuard
+
     name = result.status.name
     if name in ("OPTIMAL", "ITERATION_LIMIT"):
         return EXIT_OK
     if name == "INTERRUPTED":
-        return EXIT_INTERRUPTED
+        return EXIT_TERMINATED if InterruptGuard.last_signal == signal.SIGTERM else EXIT_INTERRUPTED
     return EXIT_LIMIT
+
+
+@contextlib.contextmanager
+def _reading(spec) -> Iterator[None]:
+    """Turn any failure to read an input file into an InputError naming the file and the problem."""
+    try:
+        yield
+    except InputError:
+        raise
+    except IsADirectoryError:
+        raise InputError(f"{spec}: is a directory, not a data file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{spec}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        if isinstance(exc, (EOFError, zlib.error)) or "gzip" in reason.lower():
+            reason = f"corrupt or truncated gzip data ({reason})"
+        raise InputError(f"{spec}: cannot read: {reason}") from None
+    except ValueError as exc:
+        raise InputError(f"{spec}: {exc}") from None
 
 
 def _print_result(title: str, result, model_text: str) -> None:
@@ -40,6 +73,11 @@ def _print_result(title: str, result, model_text: str) -> None:
 
 def _load_binary(spec: str, label: str | None = None):
     """A BinaryDataset from a bundled name, a CORELS .out (+ .label), or a binary CSV."""
+    with _reading(spec):
+        return _read_binary(spec, label)
+
+
+def _read_binary(spec: str, label: str | None = None):
     from .common.data import read_binary_csv, read_corels
     from . import datasets
 
@@ -71,16 +109,19 @@ def _sibling(path: Path, stem: str, ext: str, required: bool = True):
 
 
 def cmd_corels(args) -> int:
-    from .common.mining import mine_antecedents
     from .corels import solve
+    from .corels.search import mine_and_solve
 
     data, is_antecedents = _load_binary(args.data, args.label)
-    if not is_antecedents:
-        data = mine_antecedents(data, args.max_card, args.min_support, not args.no_negations).data
-    result = solve(data, args.regularization, args.policy, args.map_type, tuple(args.ablation or ()),
-                   args.time_limit, args.node_limit, args.memory_limit, verbose=args.verbose)
-    _print_result(f"CORELS lambda={args.regularization} ({data.n_samples} samples, {data.n_features} antecedents)",
-                  result, result.model.text())
+    options = (args.policy, args.map_type, tuple(args.ablation or ()), args.time_limit, args.node_limit,
+               args.memory_limit)
+    if is_antecedents:
+        result = solve(data, args.regularization, *options, verbose=args.verbose)
+    else:  # mining runs under the same limits as the search
+        _, result = mine_and_solve(data, args.regularization, args.max_card, args.min_support, not args.no_negations,
+                                   *options, verbose=args.verbose)
+    _print_result(f"CORELS lambda={args.regularization} ({data.n_samples} samples, "
+                  f"{result.counters['n_antecedents']} antecedents)", result, result.model.text())
     _write_trace(result, args.trace)
     _write_exports(result.model, args)
     return _exit_code(result)
@@ -91,7 +132,7 @@ def cmd_osdt(args) -> int:
 
     data, _ = _load_binary(args.data, args.label)
     result = solve(data, args.regularization, policy=args.policy, ablation=tuple(args.ablation or ()),
-                   warm_start=None if args.warm_start == "none" else args.warm_start, max_depth=args.max_depth,
+                   initial_tree=None if args.warm_start == "none" else args.warm_start, max_depth=args.max_depth,
                    max_leaves=args.max_leaves, time_limit=args.time_limit, node_limit=args.node_limit,
                    memory_limit=args.memory_limit, verbose=args.verbose)
     _print_result(f"OSDT lambda={args.regularization} ({data.n_samples} samples, {data.n_features} features)",
@@ -106,13 +147,13 @@ def cmd_frl(args) -> int:
 
     X, y = _load_frl_table(args.data)
     common = dict(positive_weight=args.positive_weight, regularization=args.regularization, p_stop=args.p_stop,
-                  curiosity_weight=args.curiosity_weight, max_card=args.max_card, min_support=args.min_support,
-                  random_state=args.seed, time_limit=args.time_limit)
+                  curiosity_weight=args.curiosity_weight, max_card=args.max_card, min_class_support=args.min_support,
+                  random_state=args.seed, time_limit=args.time_limit, verbose=args.verbose)
     if args.soft:
         est = SoftFRLClassifier(monotonicity_penalty=args.monotonicity_penalty, n_iter=args.n_iter or 6000, **common)
     else:
         est = FRLClassifier(n_iter=args.n_iter or 3000, **common)
-    est.fit(X, y, verbose=args.verbose)
+    est.fit(X, y)
     _print_result(f"{'softFRL' if args.soft else 'FRL'} w={args.positive_weight} C={args.regularization}",
                   est.result_, str(est.rule_list_))
     _write_trace(est.result_, args.trace)
@@ -124,7 +165,8 @@ def _load_frl_table(spec: str):
     from . import datasets
 
     if spec in ("frl-bank-full", "bank-full"):
-        return datasets.load_bank_full_items(as_frame=True)
+        with _reading(spec):
+            return datasets.load_bank_full_items(as_frame=True)
     data, _ = _load_binary(spec)
     import pandas as pd
 
@@ -181,19 +223,34 @@ def cmd_demo(args) -> int:
 
 
 def cmd_reproduce(args) -> int:
-    try:
-        from experiments.__main__ import main as experiments_main
-    except ImportError:
-        raise InputError("the experiments package is not installed") from None
+    """Run ``python -m experiments`` of the source checkout this package lives in: the paper studies are not part of
+    the installed package (they need the repository's ``experiments/`` folder and ``../shared`` data)."""
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    if not (root / "experiments" / "__main__.py").is_file():
+        raise InputError("the paper studies run from a source checkout of optbb: clone the repository and run "
+                         "`optbb reproduce` or `python -m experiments` there (no experiments/ folder beside "
+                         f"{root / 'optbb'})")
     if args.list or not args.study:
-        return experiments_main(["--list"] if args.list else [])
-    return experiments_main([args.study, *args.rest])
+        argv = ["--list"] if args.list else []
+    else:
+        argv = [args.study, *args.rest]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    sys.stdout.flush()
+    return subprocess.call([sys.executable, "-m", "experiments", *argv], env=env)
+
+
+def _memory_arg(value: str) -> str | None:
+    return None if value.strip().lower() == "none" else value
 
 
 def _add_limits(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
     p.add_argument("--node-limit", type=int, default=None, metavar="N", help="stop after N nodes")
-    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="cap search memory, e.g. 2G")
+    p.add_argument("--memory-limit", default="auto", type=_memory_arg, metavar="SIZE",
+                   help="cap search memory, e.g. 2G; 'auto' (default) = half of the physical memory; 'none' = no cap")
     p.add_argument("--trace", default=None, metavar="FILE", help="write the search trace as CSV")
     _add_exports(p)
     p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
@@ -237,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--ablation", action="append",
                    choices=["support", "incremental_accuracy", "accurate_support", "lookahead",
                             "equivalent_points", "leaf_bound"])
-    p.add_argument("--warm-start", default="cart", choices=["cart", "none"])
+    p.add_argument("--initial-tree", "--warm-start", dest="warm_start", default="cart", choices=["cart", "none"],
+                   help="initial incumbent: a CART tree with lambda-tied settings (default) or none")
     p.add_argument("--max-depth", type=int, default=None)
     p.add_argument("--max-leaves", type=int, default=None)
     _add_limits(p)
@@ -279,20 +337,35 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, ValueError, TypeError, FileNotFoundError) as exc:
         print(f"optbb {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    except Terminated:
+        print(f"optbb {args.command}: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
         print(f"optbb {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
+def _terminate(signum, frame):
+    raise Terminated
+
+
 def run() -> None:
-    """The ``optbb`` program: :func:`main`, then exit with its code.  Once the outcome is known, Ctrl-C is ignored:
-    a second Ctrl-C arriving while the interpreter shuts down (when SIGINT kills the process) would otherwise
-    replace exit code 130 with a death by signal."""
+    """The ``optbb`` program: :func:`main`, then exit with its code.  SIGTERM outside a search exits 143; inside a
+    search it ends the search like Ctrl-C (best model, bound and gap printed).  Once the outcome is known, SIGINT
+    and SIGTERM are ignored: a second signal arriving while the interpreter shuts down would otherwise replace the
+    exit code with a death by signal."""
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = main()
+    except Terminated:
+        code = EXIT_TERMINATED
     except KeyboardInterrupt:  # a second Ctrl-C during main's own interrupt handling
         code = EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of our output went away: no traceback, nothing more to write
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = EXIT_PIPE
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     sys.exit(code)
 
 

@@ -2,8 +2,11 @@
 
 Numeric columns become threshold indicators (``age<26``; with ``intervals=True`` one indicator per interval,
 ``priors=2-3``), categorical columns one indicator per category (``sex=Male``), and columns that are already 0/1
-pass through under their own name.  The output is a ``uint8`` matrix; ``get_feature_names_out`` names its columns,
-so in a :class:`sklearn.pipeline.Pipeline` with ``set_output(transform="pandas")`` the fitted optbb model prints with
+pass through under their own name.  Thresholds come from the quantiles of each column (``strategy="quantile"``)
+or from the splits of a gradient-boosted ensemble fitted to the labels (``strategy="gbdt"``, ``age<=26.5``), the
+threshold guessing of GOSDT-guesses (McTavish et al., AAAI 2022): a few well-chosen thresholds give trees and rule
+lists as accurate as many quantiles, and far smaller searches.  The output is a ``uint8`` matrix;
+``get_feature_names_out`` names its columns, so in a :class:`sklearn.pipeline.Pipeline` with ``set_output(transform="pandas")`` the fitted optbb model prints with
 these names::
 
     from sklearn.pipeline import make_pipeline
@@ -24,12 +27,99 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 
-def _fmt(v: float) -> str:
-    """A threshold as people write it: ``26`` rather than ``26.0``, four significant digits otherwise."""
+STRATEGIES = ("quantile", "gbdt")
+
+
+def _fmt(v: float, digits: int = 4) -> str:
+    """A threshold as people write it: ``26`` rather than ``26.0``, ``digits`` significant digits otherwise."""
     v = float(v)
     if v.is_integer() and abs(v) < 1e15:
         return str(int(v))
-    return f"{v:.4g}"
+    return f"{v:.{digits}g}"
+
+
+def _digits_to_distinguish(values, data) -> int:
+    """The fewest significant digits (at least 4) under which the thresholds of one column print differently and
+    each printed number splits the column's training values as the threshold itself does (``<`` and ``<=``)."""
+    values = [float(v) for v in values]
+    data = np.unique(np.asarray(data, dtype=np.float64))
+    for d in range(4, 18):
+        printed = [_fmt(v, d) for v in values]
+        if len(set(printed)) == len(values) and all(
+                np.array_equal(data < v, data < float(p)) and np.array_equal(data <= v, data <= float(p))
+                for v, p in zip(values, printed)):
+            return d
+    return 17
+
+
+def _unique_names(names: list[str], keep_first: list[bool]) -> list[str]:
+    """Make output names unique, deterministically.
+
+    Names marked ``keep_first`` (0/1 columns passed through under the user's own name) claim their name first, then
+    the others in output order; a name already claimed gets the first free suffix ``_2``, ``_3``, ... (free: used by
+    no other output, original or renamed).  Columns ``a`` (numeric, threshold 3) and ``a<3`` (0/1) thus give ``a<3``
+    for the 0/1 column and ``a<3_2`` for the threshold.
+    """
+    taken = set(names)
+    claimed: set[str] = set()
+    out = list(names)
+    order = [k for k in range(len(names)) if keep_first[k]] + [k for k in range(len(names)) if not keep_first[k]]
+    for k in order:
+        name = names[k]
+        if name in claimed:
+            i = 2
+            while f"{name}_{i}" in taken:
+                i += 1
+            name = f"{name}_{i}"
+            taken.add(name)
+        claimed.add(name)
+        out[k] = name
+    return out
+
+
+def ensemble_split_gains(X: np.ndarray, y, n_estimators: int = 40, max_depth: int = 1, random_state=0,
+                         learning_rate: float = 0.1) -> dict[tuple[int, float], float]:
+    """``{(column, threshold): importance}`` of every split ``x_column <= threshold`` of a gradient-boosted ensemble.
+
+    A scikit-learn ``GradientBoostingClassifier(n_estimators, max_depth, learning_rate)`` is fitted to ``(X, y)``.
+    A threshold's importance is the impurity decrease of the splits that use it, each weighted by its node's
+    training weight, summed over the ensemble: the quantity scikit-learn's ``feature_importances_`` sums per column.
+    """
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    gb = GradientBoostingClassifier(n_estimators=n_estimators, max_depth=max_depth, learning_rate=learning_rate,
+                                    random_state=random_state).fit(X, y)
+    gain: dict[tuple[int, float], float] = {}
+    for tree in np.asarray(gb.estimators_).ravel():
+        t = tree.tree_
+        w, imp = t.weighted_n_node_samples, t.impurity
+        for node in np.flatnonzero(t.children_left >= 0):
+            left, right = t.children_left[node], t.children_right[node]
+            g = w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right]
+            key = (int(t.feature[node]), float(t.threshold[node]))
+            gain[key] = gain.get(key, 0.0) + max(float(g), 0.0)
+    return gain
+
+
+def top_thresholds(gains: dict[tuple[int, float], float], columns=None,
+                   max_thresholds: int | None = None) -> dict[int, np.ndarray]:
+    """``{column: sorted thresholds}`` from :func:`ensemble_split_gains`, restricted to ``columns`` (all if None),
+    keeping the ``max_thresholds`` most important (ties: column, then threshold order) when it is given."""
+    keys = sorted((k for k in gains if columns is None or k[0] in columns), key=lambda k: (-gains[k], k))
+    if max_thresholds is not None:
+        keys = keys[:max_thresholds]
+    out: dict[int, list[float]] = {}
+    for j, thr in keys:
+        out.setdefault(j, []).append(thr)
+    return {j: np.unique(np.asarray(v, dtype=np.float64)) for j, v in sorted(out.items())}
+
+
+def gbdt_thresholds(X: np.ndarray, y, n_estimators: int = 40, max_depth: int = 1, max_thresholds: int | None = None,
+                    random_state=0) -> dict[int, np.ndarray]:
+    """Thresholds a gradient-boosted ensemble splits on, per column of ``X``: ``{column index: sorted thresholds}``,
+    only the ``max_thresholds`` most important when given (GOSDT-guesses' threshold guessing, McTavish et al. 2022).
+    """
+    return top_thresholds(ensemble_split_gains(X, y, n_estimators, max_depth, random_state), None, max_thresholds)
 
 
 class Binarizer(TransformerMixin, BaseEstimator):
@@ -38,9 +128,23 @@ class Binarizer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     n_thresholds : int, default 3
-        Thresholds per numeric column, at the quantiles ``1/(n+1), ..., n/(n+1)`` of its values (snapped to values
-        present in the data, duplicates dropped).  A numeric column with ``k`` thresholds gives ``k`` features
-        ``col<t`` (or ``k + 1`` interval features with ``intervals=True``).
+        ``strategy="quantile"``: thresholds per numeric column, at the quantiles ``1/(n+1), ..., n/(n+1)`` of its
+        values (snapped to values present in the data, duplicates dropped).  A numeric column with ``k`` thresholds
+        gives ``k`` features ``col<t`` (or ``k + 1`` interval features with ``intervals=True``).
+    strategy : "quantile" (default) or "gbdt"
+        ``"gbdt"``: the thresholds a scikit-learn ``GradientBoostingClassifier(n_estimators, max_depth)`` fitted to
+        ``(X, y)`` splits on (``fit`` then needs ``y``), features ``col<=t`` with ``t`` the ensemble's threshold
+        (a midpoint between two data values, e.g. ``age<=26.5``); intervals are then closed on the right
+        (``age=27-30``, ``26.5<col<=30.5``).  A numeric column the ensemble never splits on gives no feature.  The
+        ensemble sees every column (categories one-hot), so it picks the thresholds that matter beside them.  See
+        :func:`gbdt_thresholds`.
+    n_estimators, max_depth : int, default 40 and 1
+        ``strategy="gbdt"``: the ensemble's number of trees and their depth (more and deeper: more thresholds).
+    max_thresholds : int or None
+        ``strategy="gbdt"``: keep only this many thresholds over all numeric columns, the most important first
+        (impurity decrease summed over the ensemble's splits, as GOSDT-guesses keeps the most important features).
+    random_state : int, default 0
+        ``strategy="gbdt"``: seeds the ensemble (its tie-breaking between equally good splits).
     thresholds : dict or None
         Thresholds to use instead of quantiles, ``{column: [t1, t2, ...]}`` (column by name for DataFrames, by index
         otherwise).  Columns not listed get quantile thresholds.
@@ -53,6 +157,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
     max_categories : int, default 50
         A categorical column with more distinct values raises ``ValueError`` (a likely mistake, e.g. an id column).
 
+    Output names are unique: when two outputs would print alike (a numeric column ``a`` with threshold 3 beside a
+    0/1 column named ``a<3``), the 0/1 column keeps its name and the other gets the first free suffix ``_2``,
+    ``_3``, ... (see :func:`_unique_names`).
+
     Attributes
     ----------
     n_features_in_, feature_names_in_ (DataFrame input), thresholds_ (dict column -> thresholds used),
@@ -60,12 +168,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
     column: ``(column, kind, value)``).
     """
 
-    def __init__(self, n_thresholds=3, thresholds=None, categorical="auto", intervals=False, max_categories=50):
+    def __init__(self, n_thresholds=3, thresholds=None, categorical="auto", intervals=False, max_categories=50,
+                 strategy="quantile", n_estimators=40, max_depth=1, max_thresholds=None, random_state=0):
         self.n_thresholds = n_thresholds
         self.thresholds = thresholds
         self.categorical = categorical
         self.intervals = intervals
         self.max_categories = max_categories
+        self.strategy = strategy
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.max_thresholds = max_thresholds
+        self.random_state = random_state
 
     # -- helpers --------------------------------------------------------------------------------------------------
     def _frame(self, X, reset: bool) -> pd.DataFrame:
@@ -113,84 +227,166 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 return np.unique(t)
         return None
 
-    # -- fit / transform ------------------------------------------------------------------------------------------
-    def fit(self, X, y=None):
-        """Choose thresholds and categories column by column."""
-        n = self.n_thresholds
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_thresholds must be a positive integer, got {n!r}")
+    def _check_params(self) -> None:
+        def positive_int(name, v, none_ok=False):
+            if none_ok and v is None:
+                return
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
+                raise ValueError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {v!r}")
+
+        positive_int("n_thresholds", self.n_thresholds)
         if not isinstance(self.intervals, (bool, np.bool_)):
             raise ValueError(f"intervals must be True or False, got {self.intervals!r}")
+        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        positive_int("n_estimators", self.n_estimators)
+        positive_int("max_depth", self.max_depth)
+        positive_int("max_thresholds", self.max_thresholds, none_ok=True)
+
+    def _categories(self, name: str, col: pd.Series) -> list[str]:
+        if col.isna().any():
+            raise ValueError(f"column {name!r} has missing values; fill them (e.g. with 'missing') first")
+        bad = [v for v in col if not isinstance(v, (str, bool, np.bool_, numbers.Number))]
+        if bad:
+            raise TypeError(f"column {name!r}: argument must be a string or a number, got {type(bad[0]).__name__}")
+        cats = sorted(pd.unique(col.astype(str)))
+        if len(cats) > self.max_categories:
+            raise ValueError(f"column {name!r} has {len(cats)} categories (more than max_categories="
+                             f"{self.max_categories}); is it an identifier?")
+        return cats
+
+    def _quantile_thresholds(self, x: np.ndarray, values: np.ndarray) -> np.ndarray:
+        n = self.n_thresholds
+        t = np.unique(np.quantile(x, np.arange(1, n + 1) / (n + 1), method="higher"))
+        t = t[t > values[0]]  # "col < min" would be empty
+        if t.size == 0 and values.size > 1:
+            t = values[1:2]
+        return t
+
+    def _ensemble_thresholds(self, df: pd.DataFrame, kinds: dict, numeric: dict, y) -> dict[str, np.ndarray]:
+        """``{numeric column: thresholds}`` of the gradient-boosted ensemble fitted on every column (categories
+        one-hot, 0/1 columns as they are); ``max_thresholds`` ranks the numeric columns' thresholds only."""
+        if y is None:
+            raise ValueError("strategy='gbdt' needs the labels: call fit(X, y)")
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != df.shape[0]:
+            raise ValueError(f"y must be 1-D with one label per row of X ({df.shape[0]}), got shape {y.shape}")
+        if pd.unique(y).size < 2:
+            raise ValueError("strategy='gbdt' needs at least two classes in y")
+        cols, blocks = [], []
+        for name in df.columns:
+            if kinds[name] == "cat":
+                blocks += [(df[name].astype(str).to_numpy() == c).astype(np.float64) for c in self.categories_[name]]
+                cols += [None] * len(self.categories_[name])
+            else:
+                blocks.append(numeric[name])
+                cols.append(name if kinds[name] == "num" else None)
+        gains = ensemble_split_gains(np.column_stack(blocks), y, self.n_estimators, self.max_depth,
+                                     self.random_state)
+        found = top_thresholds(gains, {j for j, c in enumerate(cols) if c is not None}, self.max_thresholds)
+        return {cols[j]: t for j, t in found.items()}
+
+    # -- fit / transform ------------------------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Choose thresholds and categories column by column (``y`` is needed by ``strategy="gbdt"`` only)."""
+        self._check_params()
         df = self._frame(X, reset=True)
         if df.shape[0] == 0:
             raise ValueError("Found array with 0 sample(s) (shape=(0, %d)) while a minimum of 1 is required."
                              % df.shape[1])
-        self.thresholds_, self.categories_, self.passthrough_, specs = {}, {}, [], []
+        self.thresholds_, self.categories_, self.passthrough_ = {}, {}, []
+        kinds: dict[str, str] = {}  # "cat", "id" (0/1, passed through), "given" (user thresholds) or "num"
+        numeric: dict[str, np.ndarray] = {}
         for j, name in enumerate(df.columns):
             col = df[name]
             if self._is_categorical(j, name, col):
-                if col.isna().any():
-                    raise ValueError(f"column {name!r} has missing values; fill them (e.g. with 'missing') first")
-                bad = [v for v in col if not isinstance(v, (str, bool, np.bool_, numbers.Number))]
-                if bad:
-                    raise TypeError(f"column {name!r}: argument must be a string or a number, got "
-                                    f"{type(bad[0]).__name__}")
-                cats = sorted(pd.unique(col.astype(str)))
-                if len(cats) > self.max_categories:
-                    raise ValueError(f"column {name!r} has {len(cats)} categories (more than max_categories="
-                                     f"{self.max_categories}); is it an identifier?")
-                self.categories_[name] = cats
-                specs += [(name, "eq", c) for c in cats]
+                self.categories_[name] = self._categories(name, col)
+                kinds[name] = "cat"
                 continue
             x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
             if not np.all(np.isfinite(x)):
                 raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
-            values = np.unique(x)
+            numeric[name] = x
             given = self._given_thresholds(j, name)
-            if given is None and set(values.tolist()) <= {0.0, 1.0}:
+            if given is not None:
+                self.thresholds_[name] = given
+                kinds[name] = "given"
+            elif set(np.unique(x).tolist()) <= {0.0, 1.0}:
+                kinds[name] = "id"
+            else:
+                kinds[name] = "num"
+        if self.strategy == "gbdt":
+            guessed = self._ensemble_thresholds(df, kinds, numeric, y)
+        else:
+            guessed = {c: self._quantile_thresholds(numeric[c], np.unique(numeric[c])) for c in df.columns
+                       if kinds[c] == "num"}
+        specs = []
+        for name in df.columns:
+            kind = kinds[name]
+            if kind == "cat":
+                specs += [(name, "eq", c) for c in self.categories_[name]]
+            elif kind == "id":
                 self.passthrough_.append(name)
                 specs.append((name, "id", None))
-                continue
-            if given is None:
-                qs = np.quantile(x, np.arange(1, n + 1) / (n + 1), method="higher")
-                t = np.unique(qs)
-                t = t[t > values[0]]  # "col < min" would be empty
-                if t.size == 0 and values.size > 1:
-                    t = values[1:2]
-            else:
-                t = given
-            self.thresholds_[name] = t
-            integer = bool(np.all(x == np.round(x))) and bool(np.all(t == np.round(t)))
-            if not self.intervals:
-                specs += [(name, "lt", float(v)) for v in t]
-            else:
-                bounds = [-np.inf, *t.tolist(), np.inf]
-                specs += [(name, "in", (bounds[k], bounds[k + 1], integer)) for k in range(len(bounds) - 1)]
+            elif kind == "given" or name in guessed:
+                le = kind == "num" and self.strategy == "gbdt"  # the ensemble's splits read x <= t
+                t = self.thresholds_[name] if kind == "given" else guessed[name]
+                self.thresholds_[name] = t
+                specs += self._threshold_specs(name, numeric[name], t, le)
         if not specs:
             raise ValueError(f"the Binarizer found no feature: every column is constant over the "
                              f"n_samples = {df.shape[0]} sample(s)")
         self.specs_ = specs
-        self._names_out = np.asarray([self._spec_name(s) for s in specs], dtype=object)
+        self._digits = {name: _digits_to_distinguish(t, numeric[name]) for name, t in self.thresholds_.items()}
+        names = [self._spec_name(s) for s in specs]
+        self._names_out = np.asarray(_unique_names(names, [s[1] == "id" for s in specs]), dtype=object)
         return self
 
-    @staticmethod
-    def _spec_name(spec) -> str:
+    def _threshold_specs(self, name: str, x: np.ndarray, t: np.ndarray, le: bool) -> list:
+        """``(name, "lt"|"le", t)`` per threshold, or with ``intervals`` ``(name, "in"|"inr", (lo, hi, integer))``."""
+        integer = bool(np.all(x == np.round(x)))
+        if not self.intervals:
+            return [(name, "le" if le else "lt", float(v)) for v in t]
+        bounds = [-np.inf, *t.tolist(), np.inf]
+        if not le:
+            integer = integer and bool(np.all(t == np.round(t)))
+        return [(name, "inr" if le else "in", (bounds[k], bounds[k + 1], integer)) for k in range(len(bounds) - 1)]
+
+    def _spec_name(self, spec) -> str:
         name, kind, v = spec
         if kind == "id":
             return name
         if kind == "eq":
             return f"{name}={v}"
+        digits = getattr(self, "_digits", {}).get(name, 4)
+        f = lambda u: _fmt(u, digits)  # noqa: E731
         if kind == "lt":
-            return f"{name}<{_fmt(v)}"
+            return f"{name}<{f(v)}"
+        if kind == "le":
+            return f"{name}<={f(v)}"
         lo, hi, integer = v
+        if kind == "inr":  # (lo, hi]: integers lo < k <= hi are floor(lo) + 1 .. floor(hi)
+            if integer:
+                first = -np.inf if lo == -np.inf else np.floor(lo) + 1
+                last = np.inf if hi == np.inf else np.floor(hi)
+                if first == -np.inf:
+                    return f"{name}<={f(last)}"
+                if last == np.inf:
+                    return f"{name}>={f(first)}"
+                return f"{name}={f(first)}" if first == last else f"{name}={f(first)}-{f(last)}"
+            if lo == -np.inf:
+                return f"{name}<={f(hi)}"
+            if hi == np.inf:
+                return f"{name}>{f(lo)}"
+            return f"{f(lo)}<{name}<={f(hi)}"
         if lo == -np.inf:
-            return f"{name}<{_fmt(hi)}"
+            return f"{name}<{f(hi)}"
         if hi == np.inf:
-            return f"{name}>={_fmt(lo)}"
+            return f"{name}>={f(lo)}"
         if integer:
             top = hi - 1
-            return f"{name}={_fmt(lo)}" if top == lo else f"{name}={_fmt(lo)}-{_fmt(top)}"
-        return f"{_fmt(lo)}<={name}<{_fmt(hi)}"
+            return f"{name}={f(lo)}" if top == lo else f"{name}={f(lo)}-{f(top)}"
+        return f"{f(lo)}<={name}<{f(hi)}"
 
     def transform(self, X):
         """The 0/1 matrix (``uint8``), one column per entry of ``get_feature_names_out()``."""
@@ -214,6 +410,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 out[:, k] = x == 1
             elif kind == "lt":
                 out[:, k] = x < v
+            elif kind == "le":
+                out[:, k] = x <= v
+            elif kind == "inr":
+                lo, hi, _ = v
+                out[:, k] = (x > lo) & (x <= hi)
             else:
                 lo, hi, _ = v
                 out[:, k] = (x >= lo) & (x < hi)

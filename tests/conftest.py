@@ -22,3 +22,28 @@ def corels_fold(i: int, with_minor: bool = False):
 
     base = DATA / "corels" / f"compas_{i}_train"
     return read_corels(f"{base}.out.gz", f"{base}.label.gz", f"{base}.minor.gz" if with_minor else None)
+
+
+# the environment of the experiments' smoke runs: smoke mode, and the ProPublica training folds of tests/data
+SMOKE_ENV = {"OPTBB_EXPERIMENTS_SMOKE": "1", "OPTBB_CORELS_FOLDS": str(DATA / "corels")}
+
+
+@pytest.fixture(scope="session")
+def study_output(tmp_path_factory):
+    """``study_output(name)``: the output folder of study ``name`` run in smoke mode, once per session."""
+    from experiments.__main__ import main
+
+    done = {}
+
+    def run(name: str) -> Path:
+        if name not in done:
+            out = tmp_path_factory.mktemp(name)
+            with pytest.MonkeyPatch.context() as mp:
+                for key, value in SMOKE_ENV.items():
+                    mp.setenv(key, value)
+                mp.delenv("OPTBB_NYCLU_DIR", raising=False)
+                assert main([name, "--quick", "--out", str(out), "-q"]) == 0
+            done[name] = out
+        return done[name]
+
+    return run

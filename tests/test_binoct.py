@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from naive_binoct import complete_brute_force, complete_dp
+from twins.binoct import complete_brute_force, complete_dp
 from optbb.baselines.binoct import BinOCTClassifier, CompleteTree, cart_features, tree_from_features
 from optbb.datasets import load_osdt
 

@@ -8,7 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import DATA, corels_fold
-from naive import corels_brute_force, rule_list_objective
+from strategies import corels_problems
+from twins.corels import corels_brute_force, rule_list_objective
 from optbb.common.data import from_arrays
 from optbb.corels import ABLATIONS, POLICIES, solve
 
@@ -77,18 +78,8 @@ def test_ablations_change_work_not_answer():
     assert no_map["queue_insertions"] > base["queue_insertions"]
 
 
-@st.composite
-def small_problem(draw):
-    n = draw(st.integers(1, 30))
-    m = draw(st.integers(1, 5))
-    bits = draw(st.lists(st.integers(0, 1), min_size=n * m, max_size=n * m))
-    y = draw(st.lists(st.integers(0, 1), min_size=n, max_size=n))
-    lam = draw(st.sampled_from([0.0, 0.005, 0.01, 0.03, 0.05, 0.1, 0.2, 0.5]))
-    return np.array(bits, dtype=np.uint8).reshape(n, m), np.array(y, dtype=np.uint8), lam
-
-
 @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(small_problem())
+@given(corels_problems())
 def test_brute_force_agreement_every_policy_and_map(problem):
     A, y, lam = problem
     expected, _ = corels_brute_force(A, y, lam)
@@ -103,7 +94,7 @@ def test_brute_force_agreement_every_policy_and_map(problem):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(small_problem(), st.sets(st.sampled_from(ABLATIONS)))
+@given(corels_problems(), st.sets(st.sampled_from(ABLATIONS)))
 def test_brute_force_agreement_every_ablation(problem, ablation):
     A, y, lam = problem
     expected, _ = corels_brute_force(A, y, lam)
@@ -112,7 +103,7 @@ def test_brute_force_agreement_every_ablation(problem, ablation):
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(small_problem(), st.integers(1, 20))
+@given(corels_problems(), st.integers(1, 20))
 def test_stopped_search_reports_a_valid_lower_bound(problem, nodes):
     A, y, lam = problem
     expected, _ = corels_brute_force(A, y, lam)

@@ -1,36 +1,62 @@
-"""The reproduction studies: the command line, the registry, the cached runner and every study in smoke mode.
+"""The reproduction studies: the command line, the registry, the cached runner and every registered study in smoke
+mode.
 
 Smoke mode (``OPTBB_EXPERIMENTS_SMOKE=1``) is a smaller ``--quick``: one fold or one split, few iterations, short
-limits.  Studies run in this process so the JIT kernels and bank-full load once.
+limits.  Studies run in this process so the JIT kernels and bank-full load once, and each runs once per session
+(the ``study_output`` fixture): the checks of its numbers here and in test_experiments_osdt.py read that run.
 """
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from conftest import SMOKE_ENV
 from experiments import registry, runner
 from experiments.__main__ import main
+from experiments.osdt_common import OSDT_SPLITS, has_folds
+from experiments.report import CORELS_TEST
+from optbb.common.result import Status
 
-CORELS_STUDIES = ["corels-table4", "corels-table6", "corels-accuracy", "corels-trace"]
-FRL_STUDIES = ["frl-tables", "frl-roc", "frl-pruning"]
+STUDIES = sorted(registry.load_all())
+# studies that write a note instead of results when their data is missing (the NYCLU folds are not available)
 NOTE_STUDIES = ["corels-table3", "corels-table5"]
-TEST_FOLD = Path(runner.__file__).resolve().parents[2] / "shared" / "data" / "corels" / "CrossValidation"
+# studies whose data lives beside the repository only: skipped without it
+NEEDS = {
+    "corels-accuracy": pytest.mark.skipif(not (CORELS_TEST / "compas_0_test.out").is_file(),
+                                          reason="the reconstructed ProPublica test folds are not beside the "
+                                                 "repository"),
+    "osdt-cv": pytest.mark.skipif(not has_folds("monk1"), reason=f"the OSDT 10-fold splits are not in {OSDT_SPLITS}"),
+}
+# the result schema (docs/reproduction.md): status words, and column names that must not come back
+STATUS_WORDS = {s.value for s in Status} | {"solution_limit", "infeasible", "-"}  # BinOCT's HiGHS statuses too
+RETIRED_COLUMNS = {"train_acc", "test_acc", "paper_acc"}
 
 
 @pytest.fixture(autouse=True)
 def smoke(monkeypatch):
-    monkeypatch.setenv("OPTBB_EXPERIMENTS_SMOKE", "1")
+    for name, value in SMOKE_ENV.items():
+        monkeypatch.setenv(name, value)
     monkeypatch.delenv("OPTBB_NYCLU_DIR", raising=False)
 
 
 def test_list_names_every_study(capsys):
     assert main(["--list"]) == 0
     out = capsys.readouterr().out
-    for name in CORELS_STUDIES + FRL_STUDIES + NOTE_STUDIES:
+    for name in STUDIES:
         assert name in out
+
+
+def test_every_study_module_registers_a_study():
+    """A module of ``experiments/studies/`` that fails to import is skipped by the registry with a message; here it
+    fails, so that every study file is run by the smoke test below."""
+    files = {p.stem for p in registry.STUDIES_DIR.glob("*.py") if not p.name.startswith("_")}
+    registered = {s.module.rsplit(".", 1)[-1] for s in registry.load_all().values()}
+    assert files <= registered, files - registered
+    assert set(NOTE_STUDIES) | set(NEEDS) <= set(STUDIES)
 
 
 def test_usage_errors(capsys):
@@ -60,45 +86,39 @@ def _outputs(out: Path, name: str):
     return md
 
 
-needs_test_folds = pytest.mark.skipif(not (TEST_FOLD / "reconstructed_test" / "compas_0_test.out").is_file(),
-                                      reason="the reconstructed ProPublica test folds are not beside the repository")
+def _schema(out: Path) -> None:
+    for csv in out.glob("*.csv"):
+        df = pd.read_csv(csv)
+        assert not RETIRED_COLUMNS & set(df.columns), (csv.name, RETIRED_COLUMNS & set(df.columns))
+        if "status" in df.columns:
+            assert set(df.status.dropna()) <= STATUS_WORDS, (csv.name, set(df.status.dropna()) - STATUS_WORDS)
 
 
-@pytest.mark.parametrize("name", ["corels-table4", "corels-table6", "corels-trace",
-                                  pytest.param("corels-accuracy", marks=needs_test_folds)])
-def test_corels_study_writes_outputs(name, tmp_path):
-    assert main([name, "--quick", "--out", str(tmp_path), "-q"]) == 0
-    _outputs(tmp_path, name)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=NEEDS.get(n, ())) for n in STUDIES])
+def test_study_writes_outputs(name, study_output):
+    """Every registered study, in smoke mode: a CSV in the one result schema, Markdown with the paper's numbers and
+    PNG/PDF figures (or, for the NYCLU studies, a note saying the data is missing)."""
+    out = study_output(name)
+    if name in NOTE_STUDIES:
+        note = (out / "NOTE.md").read_text()
+        assert "not available" in note
+        assert "Not run" in (out / f"{name}.md").read_text()
+    else:
+        _outputs(out, name)
+    _schema(out)
 
 
-@pytest.mark.parametrize("name", FRL_STUDIES)
-def test_frl_study_writes_outputs(name, tmp_path):
-    assert main([name, "--quick", "--out", str(tmp_path), "-q"]) == 0
-    _outputs(tmp_path, name)
-
-
-@pytest.mark.parametrize("name", NOTE_STUDIES)
-def test_nyclu_studies_say_the_data_is_missing(name, tmp_path):
-    assert main([name, "--out", str(tmp_path), "-q"]) == 0
-    note = (tmp_path / "NOTE.md").read_text()
-    assert "not available" in note
-    assert "Not run" in (tmp_path / f"{name}.md").read_text()
-
-
-def test_table4_values(tmp_path):
-    assert main(["corels-table4", "--quick", "--out", str(tmp_path), "-q"]) == 0
-    import pandas as pd
-
-    df = pd.read_csv(tmp_path / "corels-table4.csv")
+def test_table4_values(study_output):
+    df = pd.read_csv(study_output("corels-table4") / "corels-table4.csv")
     assert len(df) == 6
-    done = df[df.status == "OPTIMAL"]
+    done = df[df.status == "optimal"]
     assert done.objective.nunique() == 1  # every certified variant finds the same optimum
     no_ep = df[df.variant == "No equivalent points bound"].iloc[0]
     assert no_ep.lower_bound_evaluations >= done.lower_bound_evaluations.max()
 
 
-def test_rerun_uses_the_cache(tmp_path, capsys):
-    assert main(["corels-table6", "--quick", "--out", str(tmp_path)]) == 0
+def test_rerun_uses_the_cache(tmp_path, capsys, study_output):
+    shutil.copytree(study_output("corels-table6"), tmp_path, dirs_exist_ok=True)  # a finished run
     files = sorted((tmp_path / "cache").glob("*.json"))
     assert files
     mtimes = [f.stat().st_mtime_ns for f in files]

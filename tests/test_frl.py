@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import naive_frl as nv
+import twins.frl as nv
+from strategies import frl_problems
 from optbb.common.data import from_arrays
 from optbb.common.mining import mine_classwise
 from optbb.common.result import Status
@@ -165,20 +166,6 @@ def test_theorem_2_8_threshold_is_best():
 # bounds against brute force on tiny problems
 
 
-@st.composite
-def tiny_problem(draw, max_cols=8):
-    seed = draw(st.integers(0, 2 ** 32 - 1))
-    n = draw(st.integers(3, 30))
-    k = draw(st.integers(1, max_cols))
-    rng = np.random.default_rng(seed)
-    X = (rng.random((n, k)) < rng.uniform(0.15, 0.7)).astype(np.uint8)
-    y = (rng.random(n) < rng.uniform(0.15, 0.7)).astype(np.uint8)
-    y[0], y[1] = 0, 1
-    w = draw(st.sampled_from([1.0, 2.0, 3.0, 7.0, 1.5]))
-    C = draw(st.sampled_from([1e-6, 0.001, 0.02, 0.05]))
-    return X, y, w, C, rng
-
-
 def _random_prefix(cols, pos, neg, rng, require_falling):
     """A random compatible prefix (falling if asked), grown until a random length."""
     rem = pos | neg
@@ -211,7 +198,7 @@ def _prefix_state(prefix, cols, pos, neg):
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(tiny_problem())
+@given(frl_problems())
 def test_frl_bounds_against_brute_force(prob):
     """Prop. 4.2, Thm 4.6 (bound and stopping inequality), Cor. 4.5 and the early-exit limit of the scan."""
     X, y, w, C, rng = prob
@@ -249,7 +236,7 @@ def test_frl_bounds_against_brute_force(prob):
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(tiny_problem())
+@given(frl_problems())
 def test_corollary_4_5_on_exhaustive_optimum(prob):
     X, y, w, C, _ = prob
     _, lists = nv.frl_optimal_lists(X, y, w, C)
@@ -260,7 +247,7 @@ def test_corollary_4_5_on_exhaustive_optimum(prob):
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(tiny_problem(max_cols=6), st.sampled_from([0.005, 0.05, 0.5, 2.0]))
+@given(frl_problems(max_cols=6), st.sampled_from([0.005, 0.05, 0.5, 2.0]))
 def test_soft_bounds_against_brute_force(prob, C1):
     """Theorem 5.2: the bound and the stopping rule, on all compatible completions of a random prefix."""
     X, y, w, C, rng = prob
@@ -311,11 +298,11 @@ def test_curiosity_functions():
 
 
 def _fit(cls, X, y, **kw):
-    return cls(max_card=1, min_support=0.0, random_state=0, **kw).fit(X, y)
+    return cls(max_card=1, min_class_support=0.0, random_state=0, **kw).fit(X, y)
 
 
 @settings(max_examples=SEARCH_CASES, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(tiny_problem())
+@given(frl_problems())
 def test_frl_search_finds_exhaustive_optimum(prob):
     X, y, w, C, _ = prob
     est = _fit(FRLClassifier, X, y, positive_weight=w, regularization=C, n_iter=4000)
@@ -331,7 +318,7 @@ def test_frl_search_finds_exhaustive_optimum(prob):
 
 @settings(max_examples=SEARCH_CASES * 2 // 5, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
-@given(tiny_problem(max_cols=5), st.sampled_from([0.005, 0.05, 0.5]))
+@given(frl_problems(max_cols=5), st.sampled_from([0.005, 0.05, 0.5]))
 def test_soft_search_finds_exhaustive_optimum(prob, C1):
     X, y, w, C, _ = prob
     """Eq. (12) gives curiosity 0 to an antecedent that captures no positive, so such a rule is drawn only when every
@@ -358,8 +345,8 @@ def _random_data(seed, n=200, k=10):
 
 def test_reference_feasibility_flag_runs():
     X, y = _random_data(5)
-    a = FRLClassifier(n_iter=300, random_state=1, min_support=0.05).fit(X, y)
-    b = FRLClassifier(n_iter=300, random_state=1, min_support=0.05, feasibility="reference").fit(X, y)
+    a = FRLClassifier(n_iter=300, random_state=1, min_class_support=0.05).fit(X, y)
+    b = FRLClassifier(n_iter=300, random_state=1, min_class_support=0.05, feasibility="reference").fit(X, y)
     assert a.rule_list_.is_falling()
     assert b.result_.objective <= nv.objective(list(zip(b.rule_list_.n_pos, b.rule_list_.n_neg)), len(y), 7.0,
                                                1e-6) + 1e-9
@@ -368,22 +355,25 @@ def test_reference_feasibility_flag_runs():
 def test_early_exit_does_not_change_the_trajectory():
     """The blocked negative scan stops early only when the candidate surely fails: any block size, including one
     that never stops early, gives the same iterations."""
-    from optbb.frl.search import SearchData, run_search
+    from optbb.common.data import from_arrays
+    from optbb.frl import solve
+    from optbb.frl.search import SearchData
 
     rng = np.random.default_rng(11)
     n, k = (1500, 12) if NOJIT else (6000, 40)
     X = (rng.random((n, k)) < rng.uniform(0.05, 0.6, size=k)).astype(np.uint8)
     y = (rng.random(n) < 0.08 + 0.5 * X[:, 0] * X[:, 1] + 0.2 * X[:, 2]).astype(np.uint8)
+    ds = from_arrays(X, y)
     data = SearchData(X, y)
-    runs = [run_search(data, soft=False, w=7.0, C=1e-6, C1=0.0, n_iter=300, p_stop=0.01, lam=0.8,
-                       paper_feasibility=paper, random_state=5, time_limit=None, scan_block=b)
+    runs = [solve(ds, n_iter=300, feasibility="paper" if paper else "reference", random_state=5, scan_block=b,
+                  packed=data).counters
             for paper in (True, False) for b in (1, 16, 10 ** 9)]
     for group in (runs[:3], runs[3:]):
         for r in group[1:]:
-            assert np.array_equal(r["iter_objective"], group[0]["iter_objective"])
-            assert np.array_equal(r["candidates"], group[0]["candidates"])
-            assert np.array_equal(r["rules"], group[0]["rules"])
-    assert runs[0]["stats"]["early_exits"] > 0
+            assert np.array_equal(r["iteration_objectives"], group[0]["iteration_objectives"])
+            assert np.array_equal(r["candidates_per_level"], group[0]["candidates_per_level"])
+            assert r["iteration_of_best"] == group[0]["iteration_of_best"]
+    assert runs[0]["early_exits"] > 0
     # without the level-1 pair cache (used when it would be too large) the trajectory is the same as well
     SearchData.PAIR_WORK_LIMIT, saved = 0, SearchData.PAIR_WORK_LIMIT
     try:
@@ -392,9 +382,8 @@ def test_early_exit_does_not_change_the_trajectory():
         SearchData.PAIR_WORK_LIMIT = saved
     assert not nopairs.use_pairs
     for soft in (False, True):
-        a, b = (run_search(d, soft=soft, w=7.0, C=1e-6, C1=0.5, n_iter=200, p_stop=0.01, lam=0.8,
-                           paper_feasibility=True, random_state=2, time_limit=None) for d in (data, nopairs))
-        assert np.array_equal(a["iter_objective"], b["iter_objective"])
+        a, b = (solve(ds, soft=soft, n_iter=200, random_state=2, packed=d).counters for d in (data, nopairs))
+        assert np.array_equal(a["iteration_objectives"], b["iteration_objectives"])
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -403,12 +392,12 @@ def test_early_exit_does_not_change_the_trajectory():
 
 def test_same_seed_same_list_and_traces():
     X, y = _random_data(0)
-    a = FRLClassifier(n_iter=400, random_state=7, min_support=0.05).fit(X, y)
-    b = FRLClassifier(n_iter=400, random_state=7, min_support=0.05).fit(X, y)
+    a = FRLClassifier(n_iter=400, random_state=7, min_class_support=0.05).fit(X, y)
+    b = FRLClassifier(n_iter=400, random_state=7, min_class_support=0.05).fit(X, y)
     assert a.rule_list_.names == b.rule_list_.names
     assert np.array_equal(a.search_trace_["objective"], b.search_trace_["objective"])
     assert np.array_equal(a.candidates_, b.candidates_)
-    c = FRLClassifier(n_iter=400, random_state=8, min_support=0.05).fit(X, y)
+    c = FRLClassifier(n_iter=400, random_state=8, min_class_support=0.05).fit(X, y)
     assert len(c.search_trace_) == 400
     assert not np.array_equal(a.search_trace_["objective"], c.search_trace_["objective"])
     for est in (a, c):
@@ -421,8 +410,8 @@ def test_same_seed_same_list_and_traces():
         assert np.all(np.diff(rt["objective"]) < 0)
         cand = est.result_.counters["candidates_per_level"]
         assert cand.shape[0] == 400 and np.all(cand[:, 0] >= -1)
-    s1 = SoftFRLClassifier(n_iter=300, random_state=3, min_support=0.05).fit(X, y)
-    s2 = SoftFRLClassifier(n_iter=300, random_state=3, min_support=0.05).fit(X, y)
+    s1 = SoftFRLClassifier(n_iter=300, random_state=3, min_class_support=0.05).fit(X, y)
+    s2 = SoftFRLClassifier(n_iter=300, random_state=3, min_class_support=0.05).fit(X, y)
     assert s1.rule_list_.names == s2.rule_list_.names
     assert np.array_equal(s1.search_trace_["objective"], s2.search_trace_["objective"])
 
@@ -433,8 +422,8 @@ def test_recording_limit_keeps_first_rows_and_every_improvement(cls, limit):
     """Past ``max_recorded_iterations`` the per-iteration rows stop, and nothing else changes: the same list, the
     same trace of improvements, time-free counters and mean candidate counts as a fully recorded run."""
     X, y = _random_data(5, n=400, k=12)
-    full = cls(n_iter=3000, random_state=4, min_support=0.05).fit(X, y)
-    part = cls(n_iter=3000, random_state=4, min_support=0.05, max_recorded_iterations=limit).fit(X, y)
+    full = cls(n_iter=3000, random_state=4, min_class_support=0.05).fit(X, y)
+    part = cls(n_iter=3000, random_state=4, min_class_support=0.05, max_recorded_iterations=limit).fit(X, y)
     assert part.rule_list_.names == full.rule_list_.names
     fc, pc = full.result_.counters, part.result_.counters
     assert (fc["iterations_recorded"], pc["iterations_recorded"], pc["iterations"]) == (3000, limit, 3000)
@@ -452,7 +441,7 @@ def test_recording_limit_keeps_first_rows_and_every_improvement(cls, limit):
 
 def test_time_limit_and_interrupt(monkeypatch):
     X, y = _random_data(1, n=2000, k=14)
-    est = FRLClassifier(n_iter=10 ** 7, random_state=0, time_limit=0.3, min_support=0.05).fit(X, y)
+    est = FRLClassifier(n_iter=10 ** 7, random_state=0, time_limit=0.3, min_class_support=0.05).fit(X, y)
     assert est.result_.status is Status.TIME_LIMIT
     assert 0 < est.result_.counters["iterations"] < 10 ** 7
     assert est.rule_list_.is_falling()
@@ -472,7 +461,7 @@ def test_time_limit_and_interrupt(monkeypatch):
             pass
 
     monkeypatch.setattr(limits, "InterruptGuard", FakeGuard)
-    est = FRLClassifier(n_iter=10 ** 7, random_state=0, min_support=0.05).fit(X, y)
+    est = FRLClassifier(n_iter=10 ** 7, random_state=0, min_class_support=0.05).fit(X, y)
     assert est.result_.status is Status.INTERRUPTED
     assert est.result_.counters["iterations"] > 0 and math.isfinite(est.result_.objective)
 
@@ -486,7 +475,7 @@ def test_estimator_contract_and_predictions():
 
     X, y = _random_data(2)
     X0, y0 = X.copy(), y.copy()
-    est = FRLClassifier(n_iter=200, random_state=0, min_support=0.05)
+    est = FRLClassifier(n_iter=200, random_state=0, min_class_support=0.05)
     params = est.get_params()
     assert params["positive_weight"] == 7.0 and params["feasibility"] == "paper"
     clone(est)
@@ -505,7 +494,7 @@ def test_estimator_contract_and_predictions():
     assert "IF" in text and "ELSE" in text and "objective" in text
     df = rl.to_frame()
     assert list(df.columns) == ["rule", "antecedent", "probability", "n_pos", "n_neg"]
-    soft = SoftFRLClassifier(n_iter=200, random_state=0, min_support=0.05).fit(X, y)
+    soft = SoftFRLClassifier(n_iter=200, random_state=0, min_class_support=0.05).fit(X, y)
     assert "proportion" in soft.rule_list_.to_frame().columns
     assert soft.get_params()["monotonicity_penalty"] == 0.5
     assert SoftFRLClassifier().get_params()["n_iter"] == 6000
@@ -515,7 +504,7 @@ def test_estimator_contract_and_predictions():
     ({"positive_weight": 0}, "positive_weight"), ({"positive_weight": float("nan")}, "positive_weight"),
     ({"regularization": -1}, "regularization"), ({"n_iter": 0}, "n_iter"), ({"n_iter": 2.5}, "n_iter"),
     ({"p_stop": 1.0}, "p_stop"), ({"curiosity_weight": 1.5}, "curiosity_weight"), ({"max_card": 0}, "max_card"),
-    ({"min_support": 0.7}, "min_support"), ({"feasibility": "loose"}, "feasibility"),
+    ({"min_class_support": 0.7}, "min_class_support"), ({"feasibility": "loose"}, "feasibility"),
     ({"random_state": "abc"}, "random_state"), ({"random_state": -3}, "random_state"),
     ({"random_state": 1.5}, "random_state"), ({"time_limit": -1}, "time_limit"), ({"negations": "yes"}, "negations"),
     ({"max_recorded_iterations": -1}, "max_recorded_iterations"),
@@ -561,7 +550,7 @@ def test_antecedents_are_columns_with_card_1_and_no_support():
     X[:, 5] = 0
     y = (rng.random(30) < 0.5).astype(np.uint8)
     y[:2] = [0, 1]
-    est = FRLClassifier(max_card=1, min_support=0.0, n_iter=10, random_state=0).fit(X, y)
+    est = FRLClassifier(max_card=1, min_class_support=0.0, n_iter=10, random_state=0).fit(X, y)
     assert est.antecedent_names_ == ["x0", "x1", "x2", "x3", "x5"]
     assert est.n_antecedents_ == 5
 
@@ -627,20 +616,20 @@ def test_bank_mining_and_table1(bank):
 
 @pytest.mark.skipif(NOJIT, reason="a bank-full search in plain Python takes minutes")
 def test_bank_short_run(bank):
-    est = FRLClassifier(n_iter=200, random_state=0).fit(bank.X, bank.y, feature_names=bank.feature_names)
+    est = FRLClassifier(n_iter=200, random_state=0, feature_names=bank.feature_names).fit(bank.X, bank.y)
     assert est.n_antecedents_ == 259
     assert est.rule_list_.is_falling()
     assert est.result_.objective < 0.59
     assert est.keep_duplicates is False
-    dup = FRLClassifier(n_iter=20, random_state=0, keep_duplicates=True).fit(bank.X, bank.y,
-                                                                              feature_names=bank.feature_names)
+    dup = FRLClassifier(n_iter=20, random_state=0, keep_duplicates=True,
+                        feature_names=bank.feature_names).fit(bank.X, bank.y)
     assert dup.n_antecedents_ == 281
 
 
 @pytest.mark.slow
 def test_bank_full_runs(bank):
-    est = FRLClassifier(n_iter=3000, random_state=0).fit(bank.X, bank.y, feature_names=bank.feature_names)
+    est = FRLClassifier(n_iter=3000, random_state=0, feature_names=bank.feature_names).fit(bank.X, bank.y)
     assert est.result_.objective < 0.5700
     assert est.rule_list_.is_falling()
-    soft = SoftFRLClassifier(n_iter=6000, random_state=0).fit(bank.X, bank.y, feature_names=bank.feature_names)
+    soft = SoftFRLClassifier(n_iter=6000, random_state=0, feature_names=bank.feature_names).fit(bank.X, bank.y)
     assert soft.result_.objective < 0.62

@@ -16,12 +16,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from naive_osdt import all_trees, min_errors_by_leaves, osdt_brute_force, tree_objective  # noqa: E402
+from strategies import osdt_problems  # noqa: E402
+from twins.osdt import all_trees, min_errors_by_leaves, osdt_brute_force, tree_objective  # noqa: E402
 
 from optbb.common.bounds import objective_value  # noqa: E402
 from optbb.common.data import BinaryDataset, from_arrays, read_osdt_csv  # noqa: E402
@@ -57,6 +57,10 @@ def golden_rows() -> list[dict]:
 
 
 SLOW_GOLDEN: set[tuple[str, str]] = set()  # (dataset, lambda) rows too slow for the default run
+# rows the leaf-set search does not certify in minutes (issue 13's hard cases); the dynamic-programming search
+# certifies every row in tests/test_osdt_dp.py
+BEYOND_LEAF_SET = {("car-evaluation", "0.005"), ("tic-tac-toe", "0.01"), ("tic-tac-toe", "0.005"),
+                   ("monk2-train", "0.01"), ("monk3-train", "0.005"), ("fico_binary", "0.005")}
 
 
 def _golden_params():
@@ -65,6 +69,8 @@ def _golden_params():
         return [pytest.param(None, marks=pytest.mark.skip(reason="golden/osdt_objectives.csv not found"))]
     out = []
     for r in rows:
+        if (r["dataset"], r["lambda"]) in BEYOND_LEAF_SET:
+            continue
         marks = [pytest.mark.slow] if (r["dataset"], r["lambda"]) in SLOW_GOLDEN else []
         out.append(pytest.param(r, marks=marks, id=f"{r['dataset']}-{r['lambda']}"))
     return out
@@ -77,7 +83,7 @@ def _golden_params():
 
 def test_compas_lambda_0005_certified():
     data = osdt_data("compas-binary")
-    res = solve(data, 0.005)
+    res = solve(data, 0.005, search="leaf_set")
     assert res.status is Status.OPTIMAL
     assert res.objective == pytest.approx(0.355968583, abs=1e-9)
     assert res.lower_bound == res.objective and res.gap == 0
@@ -113,7 +119,7 @@ def test_golden_objectives(row):
         data = read_osdt_csv(path)
     else:
         data = osdt_data(name)
-    res = solve(data, float(row["lambda"]), time_limit=600)
+    res = solve(data, float(row["lambda"]), search="leaf_set", time_limit=600)
     assert res.objective == pytest.approx(float(row["objective"]), abs=1e-9)
     assert res.status is Status.OPTIMAL
     assert res.lower_bound == pytest.approx(res.objective, abs=1e-12)
@@ -159,25 +165,6 @@ def test_twin_forms_agree():
                 assert osdt_brute_force(X, y, lam, max_depth=depth)[0] == best
 
 
-# OSDT enumerates simultaneous splits without dynamic programming, so random labels with a tiny lambda are hard for
-# it (optimal trees with dozens of leaves); lambda >= 0.025 with N <= 24 keeps every case well under a second.
-LAMBDAS = [0.025, 0.03, 0.04, 0.05, 0.0625, 0.07, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.45]
-
-
-@st.composite
-def small_problems(draw):
-    m = draw(st.integers(1, 6))
-    n = draw(st.integers(1, 24))
-    X = draw(hnp.arrays(np.uint8, (n, m), elements=st.integers(0, 1)))
-    if draw(st.booleans()):  # duplicate rows with conflicting labels exercise the equivalent points bound
-        X[n // 2:] = X[: n - n // 2]
-    y = draw(hnp.arrays(np.uint8, n, elements=st.integers(0, 1)))
-    lam = draw(st.sampled_from(LAMBDAS) | st.floats(0.025, 0.6))
-    max_depth = draw(st.none() | st.integers(0, 4))
-    max_leaves = draw(st.none() | st.integers(1, 8))
-    return X, y, lam, max_depth, max_leaves
-
-
 def _check_against_twin(X, y, lam, max_depth, max_leaves, expected, **kw):
     data = from_arrays(X, y)
     res = solve(data, lam, max_depth=max_depth, max_leaves=max_leaves, time_limit=60, memory_limit="1G", **kw)
@@ -194,16 +181,16 @@ def _check_against_twin(X, y, lam, max_depth, max_leaves, expected, **kw):
 
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(small_problems())
+@given(osdt_problems())
 def test_matches_brute_force_every_policy(problem):
     X, y, lam, max_depth, max_leaves = problem
     expected = osdt_brute_force(X, y, lam, max_depth=max_depth, max_leaves=max_leaves)[0]
     for policy in POLICIES:
-        _check_against_twin(X, y, lam, max_depth, max_leaves, expected, policy=policy, warm_start=None)
+        _check_against_twin(X, y, lam, max_depth, max_leaves, expected, policy=policy, initial_tree=None)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
-@given(small_problems())
+@given(osdt_problems())
 def test_matches_brute_force_with_cart_warm_start(problem):
     X, y, lam, max_depth, max_leaves = problem
     expected = osdt_brute_force(X, y, lam, max_depth=max_depth, max_leaves=max_leaves)[0]
@@ -211,21 +198,21 @@ def test_matches_brute_force_with_cart_warm_start(problem):
 
 
 @settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
-@given(small_problems())
+@given(osdt_problems())
 def test_matches_brute_force_every_ablation(problem):
     X, y, lam, max_depth, max_leaves = problem
     expected = osdt_brute_force(X, y, lam, max_depth=max_depth, max_leaves=max_leaves)[0]
     for name in ABLATIONS:
-        _check_against_twin(X, y, lam, max_depth, max_leaves, expected, ablation=(name,), warm_start=None)
+        _check_against_twin(X, y, lam, max_depth, max_leaves, expected, ablation=(name,), initial_tree=None)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(small_problems(), st.integers(1, 20), st.sampled_from(sorted(POLICIES)))
+@given(osdt_problems(), st.integers(1, 20), st.sampled_from(sorted(POLICIES)))
 def test_early_stop_reports_a_valid_lower_bound(problem, node_limit, policy):
     X, y, lam, max_depth, max_leaves = problem
     optimum = osdt_brute_force(X, y, lam, max_depth=max_depth, max_leaves=max_leaves)[0]
     res = solve(from_arrays(X, y), lam, max_depth=max_depth, max_leaves=max_leaves, node_limit=node_limit,
-                policy=policy, warm_start=None, time_limit=60, memory_limit="1G")
+                policy=policy, initial_tree=None, time_limit=60, memory_limit="1G")
     assert res.status in (Status.OPTIMAL, Status.NODE_LIMIT)
     assert res.lower_bound <= optimum + 1e-12 <= res.objective + 2e-12
     assert res.gap >= 0
@@ -234,7 +221,7 @@ def test_early_stop_reports_a_valid_lower_bound(problem, node_limit, policy):
 def test_user_upper_bound():
     data = osdt_data("monk1-train")
     opt = solve(data, 0.05).objective
-    res = solve(data, 0.05, upper_bound=opt + 1e-6, warm_start=None)
+    res = solve(data, 0.05, upper_bound=opt + 1e-6, initial_tree=None)
     assert res.objective == pytest.approx(opt, abs=1e-12) and res.status is Status.OPTIMAL
     with pytest.warns(RuntimeWarning, match="upper_bound"):
         res = solve(data, 0.05, upper_bound=opt / 2)
@@ -253,7 +240,7 @@ def test_ablations_agree_on_real_data():
             assert res.objective == pytest.approx(base.objective, abs=1e-12), name
     # Table 2's message: the lookahead bound matters (equivalent points even more: COMPAS 0.01 without them runs
     # for minutes; see benchmarks/osdt_compas.py)
-    base = solve(compas, 0.01)
+    base = solve(compas, 0.01, search="leaf_set")
     assert solve(compas, 0.01, ablation=("lookahead",)).counters["trees_evaluated"] > \
         10 * base.counters["trees_evaluated"]
 
@@ -263,9 +250,10 @@ def test_ablations_agree_on_real_data():
 # ---------------------------------------------------------------------------------------------------------------
 
 
-def test_time_limit_reports_status_bound_and_gap():
+@pytest.mark.parametrize("search, lam", [("leaf_set", 0.01), ("dp", 0.002)])
+def test_time_limit_reports_status_bound_and_gap(search, lam):
     data = osdt_data("tic-tac-toe")
-    res = solve(data, 0.01, time_limit=0.5)
+    res = solve(data, lam, search=search, time_limit=0.3)
     assert res.status is Status.TIME_LIMIT
     assert 0 <= res.lower_bound <= res.objective
     assert res.gap == pytest.approx(res.objective - res.lower_bound)

@@ -18,11 +18,11 @@ from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from optbb import Binarizer  # noqa: E402
-from optbb.common.sklearn_checks import expected_failed_checks  # noqa: E402
 from optbb.corels import CorelsClassifier  # noqa: E402
 from optbb.datasets import load_osdt  # noqa: E402
 from optbb.frl import FRLClassifier, SoftFRLClassifier  # noqa: E402
 from optbb.osdt import OSDTClassifier  # noqa: E402
+from sklearn_checks import expected_failed_checks  # noqa: E402  (tests/sklearn_checks.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,7 +78,7 @@ def test_check_estimator_binarizer():
 
 
 def test_compatibility_doc_lists_every_expected_failure():
-    from optbb.common.sklearn_checks import BINARY_INPUT_CHECKS, FRL_EXTRA, PIPELINE_CHECKS
+    from sklearn_checks import BINARY_INPUT_CHECKS, FRL_EXTRA, PIPELINE_CHECKS
 
     doc = (ROOT / "docs" / "sklearn_compatibility.md").read_text()
     for name in (*BINARY_INPUT_CHECKS, *FRL_EXTRA, *PIPELINE_CHECKS):
@@ -114,7 +114,7 @@ def test_pandas_names_in_printed_models():
     X, y = monk1_frame()
     corels = CorelsClassifier(regularization=0.02).fit(X, y)
     osdt = OSDTClassifier(regularization=0.025).fit(X, y)
-    frl = FRLClassifier(n_iter=200, random_state=0, min_support=0.05).fit(X, y)
+    frl = FRLClassifier(n_iter=200, random_state=0, min_class_support=0.05).fit(X, y)
     names = set(X.columns)
     assert str(osdt) == osdt.tree_.text() and str(frl) == str(frl.rule_list_)
     for text in (str(corels), str(osdt.tree_), str(frl.rule_list_)):
@@ -198,8 +198,8 @@ def fitted_models():
     X, y = monk1_frame()
     corels = CorelsClassifier(regularization=0.02).fit(X, y)
     osdt = OSDTClassifier(regularization=0.025).fit(X, y)
-    frl = FRLClassifier(n_iter=200, random_state=0, min_support=0.05).fit(X, y)
-    soft = SoftFRLClassifier(n_iter=200, random_state=0, min_support=0.05).fit(X, y)
+    frl = FRLClassifier(n_iter=200, random_state=0, min_class_support=0.05).fit(X, y)
+    soft = SoftFRLClassifier(n_iter=200, random_state=0, min_class_support=0.05).fit(X, y)
     return X, y, {"corels": corels, "osdt": osdt, "frl": frl, "soft": soft}
 
 
@@ -276,7 +276,7 @@ def test_progress_line_for_every_solver(monkeypatch, capsys):
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     X, y = monk1_frame()
-    FRLClassifier(n_iter=300, random_state=0).fit(X, y, verbose=1)
+    FRLClassifier(n_iter=300, random_state=0, verbose=1).fit(X, y)
     data = load_osdt("monk1")
     osdt_solve(data, 0.01, verbose=1)
     from optbb.common.mining import mine_antecedents
@@ -288,5 +288,5 @@ def test_progress_line_for_every_solver(monkeypatch, capsys):
     assert "obj=" in err
     # off when not a terminal
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    FRLClassifier(n_iter=50, random_state=0).fit(X, y, verbose=1)
+    FRLClassifier(n_iter=50, random_state=0, verbose=1).fit(X, y)
     assert capsys.readouterr().err == ""

@@ -2,7 +2,10 @@
 
 CORELS learns on the mined antecedents of each training fold and is tested on the reconstructed test fold (same
 antecedents).  The other methods get the binary features of the single-clause antecedents (17 of them), as in the
-paper.  CART is rpart-style (``optbb.baselines.cart``) over its cp grid.
+paper.  CART is rpart-style (``optbb.baselines.cart``) over its cp grid.  C4.5, RIPPER and SBRL come from the
+optional extra ``optbb[baselines]`` (``optbb.baselines.rule_learners``: imodels and wittgenstein); C4.5 and RIPPER get
+the single-clause features, SBRL the mined antecedents CORELS sees (as in the paper).  Without the extra their rows
+are skipped with a note.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import pandas as pd
 
 from ..corels_common import corels_task
 from ..registry import register
-from ..report import load_corels_fold, md_table, mean_std, mode_note, pyplot, save_figure, write_markdown
+from ..report import accuracy, load_corels_fold, md_table, mean_std, mode_note, pyplot, save_figure, write_markdown
 from ..runner import run_sweep
 
 # Fig. 9: mean (population std) test accuracy over the 10 folds (authors' raw files; spec section 4.11)
@@ -23,13 +26,19 @@ PAPER_FIG11 = {("CORELS", 0.005): (.6647, 4.3, .6675), ("CORELS", 0.01): (.6521,
                ("CORELS", 0.02): (.6389, 2.0, .6389), ("CART", 0.001): (.6690, 10.8, None),
                ("CART", 0.003): (.6638, 7.4, None), ("CART", 0.01): (.6541, 4.4, None),
                ("CART", 0.03): (.6460, 2.9, None), ("CART", 0.1): (.6389, 2.0, None)}
+# Fig. 11 for the rule learners at their default settings: (test accuracy, model size); C4.5 at J48's C = .25, SBRL
+# at eta 3, lambda 9 (spec section 4.11)
+PAPER_FIG11_RULES = {"C4.5": (.6699, 14.7), "RIPPER": (.6699, 5.5), "SBRL": (.6638, 9.2)}
+RULE_SETTINGS = {"C4.5": "J48 C .25 / imodels: unpruned", "RIPPER": "k 2", "SBRL": "eta 3, lambda 9"}
 PAPER_CORELS_FOLDS = [.6946, .6541, .6643, .6541, .6628, .6874, .6585, .6797, .6609, .6304]
 
 SETTINGS = {
     "full": dict(folds=list(range(10)), lams=[0.005, 0.01, 0.02], cps=[0.001, 0.003, 0.01, 0.03, 0.1],
-                 others=["GLM", "SVM", "AdaBoost", "RF"]),
-    "quick": dict(folds=[0, 1], lams=[0.01, 0.02], cps=[0.001, 0.01, 0.1], others=["GLM", "SVM", "AdaBoost", "RF"]),
-    "smoke": dict(folds=[0], lams=[0.02], cps=[0.01, 0.1], others=["GLM", "AdaBoost"]),
+                 others=["GLM", "SVM", "AdaBoost", "RF"], rules=["C4.5", "RIPPER", "SBRL"], sbrl_chains=11),
+    "quick": dict(folds=[0, 1], lams=[0.01, 0.02], cps=[0.001, 0.01, 0.1], others=["GLM", "SVM", "AdaBoost", "RF"],
+                  rules=["C4.5", "RIPPER", "SBRL"], sbrl_chains=3),
+    "smoke": dict(folds=[0], lams=[0.02], cps=[0.01, 0.1], others=["GLM", "AdaBoost"], rules=["RIPPER"],
+                  sbrl_chains=1),
 }
 
 
@@ -45,14 +54,47 @@ def baseline_task(fold: int, method: str, setting: float | None = None) -> dict:
     cols = single_clause(tr)
     X, Xt = tr.X[:, cols], te.X[:, cols]
     model = make_model(method, **({"cp": setting} if method == "CART" else {})).fit(X, tr.y)
-    out = {"train_accuracy": float(np.mean(model.predict(X) == tr.y)),
-           "test_accuracy": float(np.mean(model.predict(Xt) == te.y)), "n_features": len(cols)}
+    out = {"train_accuracy": accuracy(model.predict(X), tr.y), "test_accuracy": accuracy(model.predict(Xt), te.y),
+           "n_features": len(cols)}
     out["size"] = int(model.n_leaves_) if method == "CART" else None
     return out
 
 
+def rule_task(fold: int, method: str, n_chains: int = 11) -> dict:
+    """C4.5 or RIPPER on the single-clause features, SBRL on the mined antecedents (``n_chains`` chains of 1,000
+    iterations); accuracy on train and test and the model size (leaves, or rules incl. the default)."""
+    from optbb.baselines.rule_learners import make_model
+
+    tr, te = load_corels_fold(fold, "train"), load_corels_fold(fold, "test")
+    cols = list(range(tr.X.shape[1])) if method == "SBRL" else single_clause(tr)
+    X, Xt = tr.X[:, cols], te.X[:, cols]
+    model = make_model(method, **({"n_chains": n_chains} if method == "SBRL" else {})).fit(X, tr.y)
+    return {"train_accuracy": float(np.mean(model.predict(X) == tr.y)),
+            "test_accuracy": float(np.mean(model.predict(Xt) == te.y)), "n_features": len(cols),
+            "size": int(model.size_)}
+
+
+def _rule_rows(s, config) -> tuple[list[dict], str]:
+    """Rows of the installed rule learners, and a note on those skipped (optional extra not installed)."""
+    from optbb.baselines.rule_learners import EXTRA, missing
+
+    absent = missing()
+    run_now = [m for m in s["rules"] if m not in absent]
+    note = ""
+    if absent and set(s["rules"]) & set(absent):
+        skipped = [m for m in s["rules"] if m in absent]
+        note = (f"**Skipped:** {', '.join(skipped)}: not installed: "
+                f"{', '.join(sorted({absent[m] for m in skipped}))} (`{EXTRA}` adds it).")
+    cfg = [{"fold": f, "method": m, **({"n_chains": s["sbrl_chains"]} if m == "SBRL" else {})}
+           for m in run_now for f in s["folds"]]
+    res = run_sweep(rule_task, cfg, config, "rule learners") if cfg else []
+    return [{"method": r["method"], "setting": None, "fold": r["fold"], "train_accuracy": r["train_accuracy"],
+             "test_accuracy": r["test_accuracy"], "size": r["size"]} for r in res], note
+
+
 @register("corels-accuracy", "CORELS Figs 9 and 11: test accuracy on the 10 ProPublica folds vs CART, GLM, SVM, "
-                             "AdaBoost, RF; sparsity vs accuracy over lambda and CART cp")
+                             "AdaBoost, RF (and C4.5, RIPPER, SBRL with optbb[baselines]); sparsity vs accuracy over "
+                             "lambda and CART cp")
 def run(config) -> int:
     s = SETTINGS[config.mode]
     cor = run_sweep(corels_task, [{"fold": f, "regularization": lam, "test": True}
@@ -65,13 +107,16 @@ def run(config) -> int:
              "status": r["status"]} for r in cor]
     rows += [{"method": r["method"], "setting": r["setting"], "fold": r["fold"], "train_accuracy":
               r["train_accuracy"], "test_accuracy": r["test_accuracy"], "size": r["size"]} for r in base]
+    rule_rows, rule_note = _rule_rows(s, config)
+    rows += rule_rows
+    rules_run = [m for m in s["rules"] if any(r["method"] == m for r in rule_rows)]
     df = pd.DataFrame(rows)
     df.to_csv(config.out / "corels-accuracy.csv", index=False)
 
     # Figure 9 table: one setting per method (CORELS at its smallest lambda, CART at rpart's default cp .01)
     lam9 = min(s["lams"])
     fig9 = []
-    for method in ["CORELS", "CART", *s["others"]]:
+    for method in ["CORELS", "CART", *s["others"], *rules_run]:
         g = df[(df.method == method) & ((df.setting == (lam9 if method == "CORELS" else 0.01)) |
                                         (method not in ("CORELS", "CART")))]
         if g.empty:
@@ -89,17 +134,26 @@ def run(config) -> int:
         fig11.append({"method": method, "lambda / cp": setting, "test accuracy": mean_std(g.test_accuracy, 3),
                       "paper": f"{pt:.4f}", "model size": f"{g['size'].mean():.1f}", "paper ": f"{psz}",
                       "train accuracy": mean_std(g.train_accuracy, 3), "paper  ": "" if ptr is None else f"{ptr}"})
+    for method in rules_run:
+        g = df[df.method == method]
+        pt, psz = PAPER_FIG11_RULES[method]
+        fig11.append({"method": method, "lambda / cp": RULE_SETTINGS[method],
+                      "test accuracy": mean_std(g.test_accuracy, 3), "paper": f"{pt:.4f}",
+                      "model size": f"{g['size'].mean():.1f}", "paper ": f"{psz}",
+                      "train accuracy": mean_std(g.train_accuracy, 3), "paper  ": ""})
     per_fold = df[(df.method == "CORELS") & (df.setting == lam9)].sort_values("fold")
     fold_tab = pd.DataFrame({"fold": per_fold.fold, "ours": per_fold.test_accuracy.map(lambda v: f"{v:.4f}"),
                              "paper": [f"{PAPER_CORELS_FOLDS[f]:.4f}" if lam9 == 0.005 else "" for f in per_fold.fold],
                              "list": per_fold.model.map(_compact)})
-    _figures(df, s, lam9, config.out)
+    _figures(df, dict(s, others=[*s["others"], *rules_run]), lam9, config.out)
     write_markdown(config.out, "corels-accuracy", "CORELS Figures 9 and 11: accuracy and sparsity (ProPublica)", [
         mode_note(config),
         f"Folds {', '.join(map(str, s['folds']))} of the JMLR ProPublica CV (Feature Set A). CORELS: mined "
         "antecedents, tested on the reconstructed test folds. Other methods: the 17 single-clause binary features "
-        "(scikit-learn stand-ins for the paper's R packages). Mean (population std) over folds; 'paper' = the "
-        "authors' raw numbers behind the figures.",
+        "(scikit-learn stand-ins for the paper's R packages); C4.5 (imodels, unpruned), RIPPER (wittgenstein) on "
+        "the same features, SBRL (imodels' Bayesian rule list, eta 3, lambda 9, "
+        f"{s['sbrl_chains']} chains x 1,000 iterations) on the mined antecedents. Mean (population std) over folds; "
+        "'paper' = the authors' raw numbers behind the figures.", rule_note,
         "## Figure 9: test accuracy", md_table(pd.DataFrame(fig9)),
         "![corels-accuracy-fig9](corels-accuracy-fig9.png)",
         "## Figure 11: sparsity vs accuracy", md_table(pd.DataFrame(fig11)),
@@ -141,6 +195,11 @@ def _figures(df, s, lam9, out):
     save_figure(fig, out, "corels-accuracy-fig9")
 
     fig, ax = plt.subplots(figsize=(5, 3.4))
+    for i, m in enumerate(m for m in s["others"] if m in PAPER_FIG11_RULES):
+        g = df[df.method == m]
+        ax.plot(g["size"].mean(), g.test_accuracy.mean(), "^", color=f"C{i + 2}", label=f"{m} (ours)")
+        ax.plot(PAPER_FIG11_RULES[m][1], PAPER_FIG11_RULES[m][0], "^", color=f"C{i + 2}", mfc="none", ms=9,
+                label=f"{m} (paper)")
     for m, color in (("CORELS", "C0"), ("CART", "C1")):
         g = df[df.method == m].groupby("setting").agg(acc=("test_accuracy", "mean"), size=("size", "mean"))
         ax.plot(g["size"], g["acc"], "o-", color=color, label=f"{m} (ours)")
@@ -149,6 +208,8 @@ def _figures(df, s, lam9, out):
         p = sorted((v[1], v[0]) for (mm, _), v in PAPER_FIG11.items() if mm == m)
         ax.plot([a for a, _ in p], [b for _, b in p], "s--", color=color, mfc="none", ms=9, lw=0.8,
                 label=f"{m} (paper)")
+    if df["size"].max() > 30:  # unpruned C4.5 trees
+        ax.set_xscale("log")
     ax.set_xlabel("model size (leaves / rules incl. default)"), ax.set_ylabel("test accuracy")
     ax.legend(fontsize=7), ax.set_title("Sparsity vs accuracy (Fig. 11)", fontsize=9)
     save_figure(fig, out, "corels-accuracy-fig11")

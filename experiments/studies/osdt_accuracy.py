@@ -1,5 +1,7 @@
 """OSDT Fig. 1 (training accuracy against the number of leaves, whole data sets) and Figs. 10-16 (10-fold
-cross-validation, training and test accuracy against leaves): OSDT over the reference lambda grid, CART with a
+cross-validation, training and test accuracy against leaves): OSDT over the reference lambda grid (``search="auto"``:
+the dynamic-programming search, which certifies the small-lambda end of the grid that the leaf-set search could
+not; same objective, so the same certified trees up to ties), CART with a
 leaf budget (depth <= 5, as the OSDT code), BinOCT complete trees of depth 1..d on HiGHS (one thread).
 
 BinOCT's number of leaves is the number of non-empty leaves of its complete tree (useless splits whose two leaves
@@ -83,7 +85,7 @@ def _configs(s: dict, folds) -> tuple[list, list, list]:
         for fold in folds:
             for lam in lams:
                 osdt.append({"dataset": ds, "regularization": lam, "fold": fold, "time_limit": s["osdt_time"],
-                             "memory_limit": s["memory"]})
+                             "memory_limit": s["memory"], "search": "auto"})
             for k in s["cart_leaves"]:
                 cart.append({"dataset": ds, "n_leaves": k, "fold": fold})
             for d in s["depths"]:
@@ -97,7 +99,8 @@ def _frame(configs, results, method: str) -> pd.DataFrame:
         param = (f"lambda={c['regularization']}" if method == "OSDT" else
                  f"depth={c['depth']}" if method == "BinOCT" else f"max_leaves={c['n_leaves']}")
         rows.append({"dataset": c["dataset"], "fold": c.get("fold"), "method": method, "param": param,
-                     "n_leaves": r["n_leaves"], "train_acc": r["train_acc"], "test_acc": r.get("test_acc"),
+                     "n_leaves": r["n_leaves"], "train_accuracy": r["train_accuracy"],
+                     "test_accuracy": r.get("test_accuracy"),
                      "status": r.get("status", "-"), "objective": r.get("objective"),
                      "lower_bound": r.get("lower_bound"), "mip_gap": r.get("mip_gap"),
                      "n_leaves_merged": r.get("n_leaves_merged")})
@@ -119,8 +122,8 @@ def _paper_table(df: pd.DataFrame) -> str:
         sub = df[(df.dataset == ds) & (df.method == method) & (df.n_leaves <= leaves)]
         if method == "BinOCT":
             sub = df[(df.dataset == ds) & (df.method == method) & (df.param == "depth=3")]
-        best = sub.sort_values("train_acc", ascending=False).head(1)
-        ours = "-" if best.empty else (f"{pct(best.train_acc.iloc[0])} ({int(best.n_leaves.iloc[0])} leaves, "
+        best = sub.sort_values("train_accuracy", ascending=False).head(1)
+        ours = "-" if best.empty else (f"{pct(best.train_accuracy.iloc[0])} ({int(best.n_leaves.iloc[0])} leaves, "
                                        f"{best.param.iloc[0]}, {best.status.iloc[0]})")
         rows.append({"data set": DATASETS[ds][1], "method": method, "leaves": leaves, "paper (%)": f"{acc:.3f}",
                      "where": where, "ours: best with <= leaves (%)": ours})
@@ -131,7 +134,7 @@ def _paper_table(df: pd.DataFrame) -> str:
 @register("osdt-accuracy-vs-leaves", "OSDT Fig 1: training accuracy vs leaves, OSDT vs CART vs BinOCT, 7 data sets")
 def run_fig1(config) -> int:
     s = _settings(config)
-    df = _run_all(config, s, [None], "fig1").drop(columns=["fold", "test_acc"])
+    df = _run_all(config, s, [None], "fig1").drop(columns=["fold", "test_accuracy"])
     df.to_csv(config.out / "osdt-accuracy-vs-leaves.csv", index=False)
     datasets = list(dict.fromkeys(df.dataset))
     plt = pyplot()
@@ -143,11 +146,11 @@ def run_fig1(config) -> int:
         for method in ("OSDT", "CART", "BinOCT"):
             m = sub[sub.method == method]
             cert = m.status.isin(["optimal", "-"])
-            ax.scatter(m.n_leaves[cert], 100 * m.train_acc[cert], c=COLORS[method], marker=MARKERS[method],
+            ax.scatter(m.n_leaves[cert], 100 * m.train_accuracy[cert], c=COLORS[method], marker=MARKERS[method],
                        label=method, s=28)
-            ax.scatter(m.n_leaves[~cert], 100 * m.train_acc[~cert], facecolors="none",
+            ax.scatter(m.n_leaves[~cert], 100 * m.train_accuracy[~cert], facecolors="none",
                        edgecolors=COLORS[method], marker=MARKERS[method], s=28)
-        best = sub[sub.method == "OSDT"].train_acc.max()
+        best = sub[sub.method == "OSDT"].train_accuracy.max()
         ax.axhline(100 * best, color=COLORS["OSDT"], lw=0.8, ls=":")
         ax.set_title(DATASETS[ds][1], fontsize=9)
         ax.set_xlabel("number of leaves", fontsize=8)
@@ -159,7 +162,7 @@ def run_fig1(config) -> int:
     fig.tight_layout()
     save_figure(fig, config.out, "osdt-accuracy-vs-leaves")
     table = df.copy()
-    table["train acc (%)"] = table.train_acc.map(pct)
+    table["train acc (%)"] = table.train_accuracy.map(pct)
     table = table[["dataset", "method", "param", "n_leaves", "train acc (%)", "status"]]
     fico_note = ("FICO included (user copy found)." if "fico" in datasets else
                  "FICO skipped: no user copy (set OPTBB_FICO to fico_binary.csv).") if "fico" in s["datasets"] else ""
@@ -183,8 +186,8 @@ def run_cv(config) -> int:
     df.to_csv(config.out / "osdt-cv.csv", index=False)
     agg = (df.groupby(["dataset", "method", "param"], sort=False)
              .agg(folds=("fold", "count"), leaves_mean=("n_leaves", "mean"), leaves_std=("n_leaves", "std"),
-                  train_mean=("train_acc", "mean"), train_std=("train_acc", "std"),
-                  test_mean=("test_acc", "mean"), test_std=("test_acc", "std"),
+                  train_mean=("train_accuracy", "mean"), train_std=("train_accuracy", "std"),
+                  test_mean=("test_accuracy", "mean"), test_std=("test_accuracy", "std"),
                   certified=("status", lambda v: int(np.sum(v.isin(["optimal", "-"])))))
              .reset_index())
     agg.to_csv(config.out / "osdt-cv-summary.csv", index=False)

@@ -32,7 +32,7 @@ VARIANTS = [
     ("No equivalent points bound", {"ablation": ["equivalent_points"]},
      (">12475", ">848", None, ">77000000", None, ">64"), None),
     ("No leaf-count bound (Thm C.3)", {"ablation": ["leaf_bound"]}, None, (232402, 16001)),
-    ("Cold start (no CART)", {"warm_start": None}, None, (241306, 18195)),
+    ("Cold start (no CART)", {"initial_tree": None}, None, (241306, 18195)),
     ("Objective scheduling", {"policy": "objective"}, None, (326372, 114459)),
     ("Lower-bound scheduling", {"policy": "lower_bound"}, None, (1714011, 1713709)),
     ("Entropy scheduling", {"policy": "entropy"}, None, (1582790, 1533338)),

@@ -57,14 +57,15 @@ def run(config) -> int:
         leaves = r["n_leaves"] if kind != "binoct" and kind != "rbinoct" else (
             f"{r['n_leaves']} non-empty, {r['n_leaves_merged']} after merging")
         rows.append({"figure": fig, "model": label, "paper acc (%)": f"{paper:.3f}", "paper": note,
-                     "our acc (%)": pct(r["train_acc"]), "leaves": leaves, "status": status,
+                     "our acc (%)": pct(r["train_accuracy"]), "leaves": leaves, "status": status,
                      "objective": "-" if r.get("objective") is None else f"{r['objective']:.6f}",
                      "time (s)": "-" if t is None else sig(t, 3)})
         csv_rows.append({"figure": fig, "model": label, "kind": kind, **{k: v for k, v in params.items()},
-                         "paper_acc": paper, "train_acc": r["train_acc"], "n_leaves": r["n_leaves"], "status": status,
+                         "paper_accuracy_pct": paper, "train_accuracy": r["train_accuracy"], "n_leaves": r["n_leaves"],
+                         "status": status,
                          "objective": r.get("objective"), "lower_bound": r.get("lower_bound"), "time": t,
                          "time_to_optimum": r.get("time_to_optimum"), "tree": r["tree"]})
-        texts.append((f"{fig}: {label}", r["tree"], r["train_acc"], paper))
+        texts.append((f"{fig}: {label}", r["tree"], r["train_accuracy"], paper))
     pd.DataFrame(csv_rows).to_csv(config.out / "osdt-trees.csv", index=False)
 
     plt = pyplot()

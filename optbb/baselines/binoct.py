@@ -28,13 +28,16 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 from typing import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 
-from ..common.validation import (BinaryOnlyTagsMixin, check_number, expand_weights, validate_fit_input,
-                                 validate_predict_input)
+from ..common.limits import parse_memory
+from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
+                                 display_names, expand_weights, validate_fit_input, validate_predict_input)
 
 FORMULATIONS = ("binoct", "rowwise")
 
@@ -354,10 +357,29 @@ _STATUS = {"kOptimal": "optimal", "kTimeLimit": "time_limit", "kInterrupt": "int
            "kMemoryLimit": "memory_limit"}
 
 
+def mip_bytes_estimate(n_groups: int, n_features: int, depth: int, formulation: str) -> int:
+    """Bytes the MIP's matrix takes while it is built and handed to HiGHS (about 64 bytes per nonzero: Python
+    lists, their numpy copy and HiGHS's copy).  Routing rows dominate: each level holds about
+    ``G F 2^(depth-1)`` nonzeros in the aggregated form and ``G (2^depth + 2^level F)`` in the row-wise form."""
+    G, F, d = n_groups, n_features, depth
+    if formulation == "binoct":
+        routing = d * (G * F * (1 << max(d - 1, 0)) + 2 * F * (1 << d))
+    else:
+        routing = sum(G * ((1 << d) + 2 * F * (1 << level)) for level in range(d))
+    leaves = (1 << d) * 3 * (G + 2)
+    return 64 * (routing + leaves + G * (1 << d) + F * (1 << d))
+
+
 def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | None = None,
               time_limit: float | None = None, threads: int = 1, formulation: str = "binoct",
-              warm_start: bool = True, verbose: int = 0) -> dict:
-    """Solve (R)BinOCT with HiGHS on 0/1 arrays; returns the node features and the solver's report."""
+              initial_tree: str | None = "cart", verbose: int = 0, node_limit: int | None = None,
+              memory_limit: int | None = None) -> dict:
+    """Solve (R)BinOCT with HiGHS on 0/1 arrays; returns the node features and the solver's report.
+
+    ``node_limit`` caps HiGHS's branch-and-bound nodes (``mip_max_nodes``); ``memory_limit`` (bytes) is checked
+    against :func:`mip_bytes_estimate` before the MIP is built (status ``"memory_limit"`` with the CART start, or
+    a stump, as the tree); HiGHS's own search memory has no cap.
+    """
     import highspy
 
     X = np.asarray(X, dtype=np.uint8)
@@ -369,6 +391,14 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     n0 = np.bincount(inverse, minlength=Xg.shape[0]).astype(np.float64) - n1
     lam_n = None if regularization is None else float(regularization) * n
     t0 = time.perf_counter()
+    start_feats = cart_features(X, y, depth) if initial_tree == "cart" else None
+    need = mip_bytes_estimate(Xg.shape[0], X.shape[1], depth, formulation)
+    if memory_limit is not None and need > memory_limit:
+        feats = start_feats if start_feats is not None else [0] * ((1 << depth) - 1)
+        return {"features": feats, "status": "memory_limit", "mip_gap": math.inf, "mip_objective": math.nan,
+                "mip_dual_bound": -math.inf, "mip_nodes": 0, "n_rows": 0, "n_cols": 0, "n_groups": int(Xg.shape[0]),
+                "build_time": time.perf_counter() - t0, "solve_time": 0.0, "start_features": start_feats,
+                "has_solution": False, "memory_estimate": need}
     mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation)
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
@@ -376,6 +406,8 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     h.setOptionValue("random_seed", 0)
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
+    if node_limit is not None:
+        h.setOptionValue("mip_max_nodes", int(min(node_limit, 2 ** 31 - 1)))
     # errors are integers: an absolute gap below 1 certifies BinOCT; RBinOCT needs an exact gap
     h.setOptionValue("mip_rel_gap", 0.0)
     h.setOptionValue("mip_abs_gap", 1.0 - 1e-6 if regularization is None else 1e-7)
@@ -386,9 +418,7 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     h.changeColsIntegrality(ints.size, ints, np.full(ints.size, highspy.HighsVarType.kInteger, dtype=np.uint8))
     h.addRows(rlo.size, rlo, rup, idx.size, starts, idx, val)
     build_time = time.perf_counter() - t0
-    start_feats = None
-    if warm_start:
-        start_feats = cart_features(X, y, depth)
+    if start_feats is not None:
         sol = _start_vector(mdl, Xg, n0, n1, start_feats)
         h.setSolution(nc, np.arange(nc, dtype=np.int32), sol)
     h.run()
@@ -397,6 +427,8 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     info = h.getInfo()
     key = str(h.getModelStatus()).split(".")[-1]
     status = _STATUS.get(key, status_name)
+    if status == "solution_limit" and node_limit is not None and info.mip_node_count >= min(node_limit, 2 ** 31 - 1):
+        status = "node_limit"  # HiGHS reports its node limit as a solution limit
     has_sol = info.primal_solution_status >= 2  # kSolutionStatusFeasible
     if has_sol:
         x = np.asarray(h.getSolution().col_value)
@@ -409,7 +441,7 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
             "mip_objective": mip_obj, "mip_dual_bound": float(info.mip_dual_bound),
             "mip_nodes": int(info.mip_node_count), "n_rows": int(rlo.size), "n_cols": int(nc),
             "n_groups": int(Xg.shape[0]), "build_time": build_time, "solve_time": solve_time,
-            "start_features": start_feats, "has_solution": bool(has_sol)}
+            "start_features": start_feats, "has_solution": bool(has_sol), "memory_estimate": need}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -424,11 +456,18 @@ class BinOCTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     max_depth : depth of the complete tree (>= 1).
     time_limit : seconds for HiGHS (None = no limit).  When it is reached the best tree found is kept,
         ``status_`` is ``"time_limit"`` and ``mip_gap_`` reports the remaining relative gap.
-    regularization : None for BinOCT (minimise training errors), a float in (0, 1] for RBinOCT.
+    regularization : None for BinOCT (minimise training errors), a number in [0, 1] for RBinOCT (0: RBinOCT's
+        model with no leaf penalty, certified to an exact gap).
     threads : HiGHS threads.
     formulation : ``"binoct"`` (aggregated big-M routing constraints of the paper) or ``"rowwise"``.
-    warm_start : give HiGHS the depth-limited CART tree as a first solution (BinOCT does so too).
+    initial_tree : ``"cart"`` gives HiGHS the depth-limited CART tree as a first solution (BinOCT does so too);
+        None starts HiGHS cold.
+    node_limit : HiGHS branch-and-bound nodes (``mip_max_nodes``), or None.
+    memory_limit : bytes, a size such as ``"2G"``, ``"auto"`` (half of the physical memory) or None: the MIP's
+        estimated size (:func:`mip_bytes_estimate`) must fit, else ``status_`` is ``"memory_limit"`` and the tree
+        is the CART start; HiGHS's own branch-and-bound memory has no cap.
     verbose : >0 prints the HiGHS log.
+    feature_names : printed names of the columns of ``X`` (default: the DataFrame's columns, else ``x0, ...``).
 
     Fitted attributes: ``tree_`` (:class:`CompleteTree`), ``status_`` ("optimal", "time_limit", ...),
     ``mip_gap_`` (HiGHS' relative gap), ``errors_``, ``objective_`` (errors / N, plus lambda * non-empty leaves
@@ -441,39 +480,39 @@ class BinOCTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     1e-7, so "optimal" is a certificate in both cases.
     """
 
+    _parameter_constraints: dict = {
+        "max_depth": [Number(Integral, 1, None, closed="left")],
+        "regularization": [Number(Real, 0, 1, closed="both"), None],
+        "threads": [Number(Integral, 1, None, closed="left")],
+        "formulation": [StrOptions(set(FORMULATIONS))],
+        "initial_tree": [StrOptions({"cart"}), None],
+        **LIMIT_CONSTRAINTS,
+        **FEATURE_NAMES_CONSTRAINT,
+    }
+
     def __init__(self, max_depth=3, time_limit=None, regularization=None, threads=1, formulation="binoct",
-                 warm_start=True, verbose=0):
+                 initial_tree="cart", verbose=0, node_limit=None, memory_limit="auto", feature_names=None):
         self.max_depth = max_depth
         self.time_limit = time_limit
         self.regularization = regularization
         self.threads = threads
         self.formulation = formulation
-        self.warm_start = warm_start
+        self.initial_tree = initial_tree
         self.verbose = verbose
-
-    def _check_params(self) -> None:
-        d = self.max_depth
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-            raise ValueError(f"max_depth must be an integer >= 1, got {d!r}")
-        if self.time_limit is not None:
-            check_number("time_limit", self.time_limit, lo=0, lo_open=True)
-        if self.regularization is not None:  # None is BinOCT; a number is RBinOCT's lambda
-            check_number("regularization", self.regularization, lo=0, hi=1, lo_open=True)
-        t = self.threads
-        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or t < 1:
-            raise ValueError(f"threads must be an integer >= 1, got {t!r}")
-        if self.formulation not in FORMULATIONS:
-            raise ValueError(f"formulation must be one of {FORMULATIONS}, got {self.formulation!r}")
+        self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.feature_names = feature_names
 
     def fit(self, X, y, sample_weight=None):
         """Solve the MIP on ``(X, y)``.  ``sample_weight``: non-negative integers, a weight ``k`` counting a sample
         ``k`` times (as the other optbb estimators)."""
-        self._check_params()
+        self._validate_params()
         X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self)
         X01, y01 = expand_weights(X01, y01, w, "BinOCTClassifier")
-        printable = [str(c) for c in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
+        printable = display_names(self.feature_names, names, X01.shape[1])
         rep = solve_mip(X01, y01, int(self.max_depth), self.regularization, self.time_limit, int(self.threads),
-                        self.formulation, bool(self.warm_start), int(self.verbose))
+                        self.formulation, self.initial_tree, int(self.verbose), self.node_limit,
+                        parse_memory(self.memory_limit))
         tree = tree_from_features(X01, y01, int(self.max_depth), rep["features"], printable)
         tree.classes = list(classes)
         n = X01.shape[0]
@@ -502,3 +541,21 @@ class BinOCTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         """The label of the leaf each row reaches."""
         X01 = validate_predict_input(self, X)
         return self.tree_.predict(X01)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``(n, 2)`` class probabilities, columns in ``classes_`` order: the training class frequencies of the leaf
+        each row reaches, Laplace-smoothed with one more pseudo-count on the leaf's label (see
+        :mod:`optbb.common.proba`); an empty leaf gives its inherited label 2/3.  ``classes_[argmax]`` equals
+        ``predict`` on every row."""
+        from ..common.proba import binary_counts, smoothed_probabilities
+
+        X01 = validate_predict_input(self, X)
+        t = self.tree_
+        counts = binary_counts(t.n_samples, t.errors, t.predictions)
+        return smoothed_probabilities(counts, t.predictions)[t.apply(X01)]
+
+    def decision_function(self, X) -> np.ndarray:
+        """Log-odds ``log(p_1 / p_0)`` of ``predict_proba``: positive exactly where ``predict`` says ``classes_[1]``."""
+        from ..common.proba import decision_from_proba
+
+        return decision_from_proba(self.predict_proba(X))

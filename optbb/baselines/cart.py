@@ -12,9 +12,17 @@
 """
 from __future__ import annotations
 
+import sys
+import time
+from numbers import Integral, Real
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils._param_validation import StrOptions
+
+from ..common.limits import parse_memory
+from ..common.validation import LIMIT_CONSTRAINTS, MAX_NODES, Number
 
 RPART_CP_GRID = (0.001, 0.003, 0.01, 0.03, 0.1)
 
@@ -31,10 +39,31 @@ class CARTClassifier(BaseEstimator, ClassifierMixin):
     min_samples_split, min_samples_leaf : rpart's minsplit = 20 and minbucket = round(20 / 3) = 7 by default.
     class_weight : None, "balanced" or a dict ``{label: weight}`` (misclassification costs).
     random_state : seeds the feature permutation used to break ties between equally good splits.
+    node_limit : at most this many nodes grown (>= 3; best-first growth to ``(node_limit + 1) // 2`` leaves).
+    memory_limit : bytes, a size such as ``"2G"``, ``"auto"`` (half of the physical memory) or None: a fit whose
+        estimated memory (the float32 copy of ``X`` and at most ``2 N`` nodes) exceeds it is refused with a
+        ValueError before growing.
+    time_limit : accepted for the common estimator contract and checked, but CART has no search to stop: the
+        greedy growth always runs to completion (``O(N m depth)`` time).
+    verbose : >= 1 prints the grown and pruned tree sizes and the fit time to stderr.
     """
 
+    _parameter_constraints: dict = {
+        "cp": [Number(Real, 0, 1, closed="left"), None],
+        "ccp_alpha": [Number(Real, 0, None, closed="left")],
+        "max_leaf_nodes": [Number(Integral, 2, None, closed="left"), None],
+        "max_depth": [Number(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Number(Integral, 2, None, closed="left")],
+        "min_samples_leaf": [Number(Integral, 1, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "random_state": ["random_state"],
+        **LIMIT_CONSTRAINTS,
+        "node_limit": [Number(Integral, 3, MAX_NODES, closed="both"), None],
+    }
+
     def __init__(self, cp=0.01, ccp_alpha=0.0, max_leaf_nodes=None, max_depth=30, min_samples_split=20,
-                 min_samples_leaf=7, class_weight=None, random_state=0):
+                 min_samples_leaf=7, class_weight=None, random_state=0, time_limit=None, node_limit=None,
+                 memory_limit="auto", verbose=0):
         self.cp = cp
         self.ccp_alpha = ccp_alpha
         self.max_leaf_nodes = max_leaf_nodes
@@ -43,13 +72,26 @@ class CARTClassifier(BaseEstimator, ClassifierMixin):
         self.min_samples_leaf = min_samples_leaf
         self.class_weight = class_weight
         self.random_state = random_state
+        self.time_limit = time_limit
+        self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.verbose = verbose
 
     def fit(self, X, y, sample_weight=None):
-        if self.cp is not None and not (isinstance(self.cp, (int, float)) and 0 <= self.cp < 1):
-            raise ValueError(f"cp must be None or a number in [0, 1), got {self.cp!r}")
+        self._validate_params()
+        t0 = time.perf_counter()
+        shape = np.shape(X)
+        cap = parse_memory(self.memory_limit)
+        if cap is not None and len(shape) == 2:
+            need = 4 * shape[0] * shape[1] + 2 * shape[0] * 96  # float32 X; <= 2N nodes of ~96 bytes
+            if need > cap:
+                raise ValueError(f"memory_limit {cap} bytes is below the {need} bytes CART needs for this X")
+        max_leaves = self.max_leaf_nodes
+        if self.node_limit is not None:
+            max_leaves = min(max_leaves or MAX_NODES, (self.node_limit + 1) // 2)
         self.tree_model_ = DecisionTreeClassifier(
             criterion="gini", max_depth=self.max_depth, min_samples_split=self.min_samples_split,
-            min_samples_leaf=self.min_samples_leaf, max_leaf_nodes=self.max_leaf_nodes, ccp_alpha=self.ccp_alpha,
+            min_samples_leaf=self.min_samples_leaf, max_leaf_nodes=max_leaves, ccp_alpha=self.ccp_alpha,
             class_weight=self.class_weight, random_state=self.random_state).fit(X, y, sample_weight=sample_weight)
         self.classes_ = self.tree_model_.classes_
         self.n_features_in_ = self.tree_model_.n_features_in_
@@ -74,6 +116,9 @@ class CARTClassifier(BaseEstimator, ClassifierMixin):
         self.leaf_of_ = leaf_of
         leaves = np.unique(leaf_of[t.children_left == -1])
         self.n_leaves_ = int(len(leaves))
+        if self.verbose:
+            print(f"CART: {t.n_leaves} leaves grown, {self.n_leaves_} after pruning, "
+                  f"{time.perf_counter() - t0:.3f} s", file=sys.stderr)
         return self
 
     def apply(self, X):

@@ -37,12 +37,3 @@ def accurate_support_too_small(n_correct, threshold):
     """Lower bound on accurate antecedent support (CORELS Thm 11; OSDT Thm 3.5): every rule or leaf of an optimal
     model classifies at least ``lambda * N`` samples correctly, so prune when ``n_correct < threshold``."""
     return n_correct < threshold
-
-
-@njit(cache=True, inline="always")
-def with_lookahead(lower_bound, lam, enabled):
-    """One-step lookahead (CORELS Lemma 2; OSDT Lemma 3.2): any extension adds at least one rule/leaf, so the
-    children of a node cost at least ``lower_bound + lambda``."""
-    if enabled:
-        return lower_bound + lam
-    return lower_bound

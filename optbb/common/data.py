@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .bitset import pack, pack_rows, unpack
+from .bitset import pack, pack_rows, unpack, unpack_rows
 
 
 @dataclass(eq=False)
@@ -49,6 +49,18 @@ class BinaryDataset:
         if dup:
             raise ValueError(f"duplicate feature names: {dup[:5]}")
         self.feature_names = names
+
+    @classmethod
+    def from_bits(cls, bits: np.ndarray, y: np.ndarray, feature_names: list[str], sample_weight: np.ndarray | None,
+                  label_names: tuple[str, str], X: np.ndarray | None = None) -> "BinaryDataset":
+        """Dataset whose columns are the packed rows ``bits`` of already checked data (labels, weights and unique
+        names taken as they are): the mined-antecedent matrix, built without re-checking what is binary by
+        construction.  ``X`` is the unpacked matrix when the caller has built it."""
+        data = object.__new__(cls)
+        data.X = np.ascontiguousarray(unpack_rows(bits, y.shape[0]).T) if X is None else X
+        data.y, data.feature_names, data.sample_weight = y, list(feature_names), sample_weight
+        data.label_names, data.minority, data._bits = label_names, None, bits
+        return data
 
     @property
     def n_samples(self) -> int:

@@ -8,7 +8,7 @@ vary it twenty-fold from one run to the next), so it is checked rather than esti
 """
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -35,7 +35,16 @@ def grow(arr: np.ndarray, new_len: int, stop: Stop = None) -> np.ndarray:
     """Copy of a 1-D or 2-D array with its first axis extended to ``new_len`` (new entries zeroed), copied slice
     by slice; raises :class:`GrowthStopped` (``arr`` untouched) once ``stop()`` is true."""
     out = np.zeros((new_len,) + arr.shape[1:], dtype=arr.dtype)
-    row_bytes = arr.itemsize * (arr.shape[1] if arr.ndim > 1 else 1)
-    for start, end in slices(arr.shape[0], row_bytes, stop):
+    for start, end in slices(arr.shape[0], row_bytes(arr), stop):
         out[start:end] = arr[start:end]
     return out
+
+
+def row_bytes(arr: np.ndarray) -> int:
+    """Bytes of one entry along the first axis (one row of a 2-D array), from the array's own item size."""
+    return int(arr.itemsize * (arr.size // arr.shape[0] if arr.shape[0] else int(np.prod(arr.shape[1:]))))
+
+
+def arrays_bytes(arrays: Iterable[np.ndarray]) -> int:
+    """Total ``nbytes`` of a group of arrays (a named tuple of search arrays)."""
+    return int(sum(a.nbytes for a in arrays))

@@ -1,27 +1,35 @@
 """Open-addressing hash table keyed by rows of ``uint64`` words, for symmetry-aware maps and caches.
 
-Arrays (caller-owned, grown between chunks with :func:`rehash`): ``keys`` (capacity, key_words) uint64,
-``hashes`` (capacity,) uint64, ``used`` (capacity,) bool, ``fval`` (capacity,) float64, ``ival``
-(capacity,) int64.  Capacity is a power of two; keep the load below 1/2.  Entries are never deleted.
+A :class:`HashTable` (caller-owned, grown between chunks with :func:`rehash`) names its arrays: ``keys``
+(capacity, key_words) uint64, ``hashes`` (capacity,) uint64, ``used`` (capacity,) bool, ``fval`` (capacity,)
+float64, ``ival`` (capacity,) int64.  Capacity is a power of two; keep the load below 1/2.  Entries are never
+deleted.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from .bitset import hash_words
-from .growth import Stop, slices
+from .growth import Stop, row_bytes, slices
 
 
-def new_table(capacity: int, key_words: int):
+class HashTable(NamedTuple):
+    """The arrays of one table (a named tuple: Numba kernels take it as one argument)."""
+
+    keys: np.ndarray
+    hashes: np.ndarray
+    used: np.ndarray
+    fval: np.ndarray
+    ival: np.ndarray
+
+
+def new_table(capacity: int, key_words: int) -> HashTable:
     """Empty table arrays with ``capacity`` rounded up to a power of two."""
     cap = 1 << max(4, int(np.ceil(np.log2(max(capacity, 16)))))
-    return (np.zeros((cap, key_words), dtype=np.uint64), np.zeros(cap, dtype=np.uint64),
-            np.zeros(cap, dtype=np.bool_), np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
-
-
-def table_bytes(table) -> int:
-    return int(sum(a.nbytes for a in table))
+    return HashTable(np.zeros((cap, key_words), dtype=np.uint64), np.zeros(cap, dtype=np.uint64),
+                     np.zeros(cap, dtype=np.bool_), np.zeros(cap, dtype=np.float64), np.zeros(cap, dtype=np.int64))
 
 
 @njit(cache=True)
@@ -65,15 +73,11 @@ def _reinsert(keys, hashes, used, fval, ival, nkeys, nhashes, nused, nfval, niva
             ht_put(nkeys, nhashes, nused, nfval, nival, slot, keys[s], hashes[s], fval[s], ival[s])
 
 
-def rehash(table, new_capacity: int, stop: Stop = None):
+def rehash(table: HashTable, new_capacity: int, stop: Stop = None) -> HashTable:
     """A table of ``new_capacity`` (power of two) holding every entry of ``table``, filled slice by slice; raises
     :class:`~optbb.common.growth.GrowthStopped` (``table`` untouched) once ``stop()`` is true."""
-    new = new_table(new_capacity, table[0].shape[1])
-    for start, end in slices(table[2].shape[0], table_bytes(table) // max(1, table[2].shape[0]), stop):
-        _reinsert(*table, *new, start, end)
+    new = new_table(new_capacity, table.keys.shape[1])
+    for start, end in slices(table.used.shape[0], sum(row_bytes(a) for a in table), stop):
+        _reinsert(table.keys, table.hashes, table.used, table.fval, table.ival, new.keys, new.hashes, new.used,
+                  new.fval, new.ival, start, end)
     return new
-
-
-@njit(cache=True)
-def key_hash(key):
-    return hash_words(key)

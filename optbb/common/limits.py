@@ -2,60 +2,103 @@
 from __future__ import annotations
 
 import math
+import numbers
+import os
 import re
 import time
 from dataclasses import dataclass
 
-from .result import Status
+import numpy as np
+
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
           "t": 1 << 40, "tb": 1 << 40}
 
 
-def parse_memory(value) -> int | None:
-    """Bytes from an int or a string such as ``"512M"`` or ``"2GB"``; None stays None."""
+MAX_NODES = 1 << 62  # node limits above this are clamped: every node counter is an int64
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory of this machine (``os.sysconf``), or None where the system does not say."""
+    try:
+        pages, page = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return pages * page if pages > 0 and page > 0 else None
+
+
+AUTO_FALLBACK = 4 << 30  # the "auto" memory limit where the physical memory is unknown
+
+
+def auto_memory_limit() -> int:
+    """``memory_limit="auto"``: half of the physical memory, or :data:`AUTO_FALLBACK` when it is unknown."""
+    total = physical_memory()
+    return total // 2 if total else AUTO_FALLBACK
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def parse_memory(value, name: str = "memory_limit") -> int | None:
+    """Bytes from a positive number, a string such as ``"512M"`` or ``"2GB"``, or ``"auto"`` (half of the physical
+    memory, :func:`auto_memory_limit`); None stays None (no cap).  Anything else is a ValueError naming ``name``."""
     if value is None:
         return None
     if isinstance(value, str):
+        if value.strip().lower() == "auto":
+            return auto_memory_limit()
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([a-zA-Z]*)\s*", value)
         if not m or m.group(2).lower() not in _UNITS:
-            raise ValueError(f"memory_limit {value!r} is not a size such as 512M or 2G")
+            raise ValueError(f"{name} {value!r} is not a size such as 512M or 2G, 'auto' or None")
         value = float(m.group(1)) * _UNITS[m.group(2).lower()]
-    value = float(value)
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"memory_limit must be a positive number of bytes, got {value!r}")
-    return int(value)
+    elif not _is_number(value):
+        raise ValueError(f"{name} must be a number of bytes, a size such as '512M', 'auto' or None, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v < 1:
+        raise ValueError(f"{name} must be a positive number of bytes, got {value!r}")
+    return int(v)
 
 
-def _positive_or_none(name: str, value, integer: bool = False):
+def check_time_limit(value, name: str = "time_limit") -> float | None:
+    """Seconds: a positive finite number or None; booleans and strings are refused with a ValueError."""
     if value is None:
         return None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number or None, got {value!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a positive number or None, got {value!r}")
-    return int(v) if integer else v
+    if not _is_number(value) or not math.isfinite(float(value)) or float(value) <= 0:
+        raise ValueError(f"{name} must be a positive number of seconds or None, got {value!r}")
+    return float(value)
+
+
+def check_node_limit(value, name: str = "node_limit") -> int | None:
+    """A positive integer or None (booleans, strings and fractions refused); values above :data:`MAX_NODES` are
+    clamped to it."""
+    if value is None:
+        return None
+    ok = _is_number(value) and (isinstance(value, numbers.Integral)
+                                or (math.isfinite(float(value)) and float(value).is_integer()))
+    if not ok or value < 1:
+        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+    return min(int(value), MAX_NODES)
 
 
 @dataclass
 class Limits:
     """User limits: ``time_limit`` in seconds, ``node_limit`` in nodes (solver-defined unit, e.g. prefixes
-    evaluated), ``memory_limit`` in bytes of accounted search structures."""
+    evaluated), ``memory_limit`` in bytes of accounted search structures (a number, a size such as ``"512M"``,
+    ``"auto"`` for half of the physical memory, or None for no cap)."""
 
     time_limit: float | None = None
     node_limit: int | None = None
     memory_limit: int | None = None
 
     def __post_init__(self) -> None:
-        self.time_limit = _positive_or_none("time_limit", self.time_limit)
-        self.node_limit = _positive_or_none("node_limit", self.node_limit, integer=True)
+        self.time_limit = check_time_limit(self.time_limit)
+        self.node_limit = check_node_limit(self.node_limit)
         self.memory_limit = parse_memory(self.memory_limit)
 
 
 class Budget:
-    """Clock and limits of one search; solvers ask it how much they may do in the next chunk."""
+    """Clock and limits of one search, kept by the search driver (:mod:`optbb.common.driver`)."""
 
     def __init__(self, limits: Limits):
         self.limits = limits
@@ -69,21 +112,6 @@ class Budget:
             return math.inf
         return self.limits.time_limit - self.elapsed()
 
-    def remaining_nodes(self, used: int) -> int:
-        if self.limits.node_limit is None:
-            return 1 << 62
-        return max(0, self.limits.node_limit - used)
-
-    def exceeded(self, nodes_used: int, memory_used: int) -> Status | None:
-        """The limit that is exhausted, or None."""
-        if self.limits.time_limit is not None and self.elapsed() >= self.limits.time_limit:
-            return Status.TIME_LIMIT
-        if self.limits.node_limit is not None and nodes_used >= self.limits.node_limit:
-            return Status.NODE_LIMIT
-        if self.limits.memory_limit is not None and memory_used > self.limits.memory_limit:
-            return Status.MEMORY_LIMIT
-        return None
-
     def must_stop(self, guard: "InterruptGuard") -> bool:
         """Whether a long step between chunks (an array growth) should be abandoned: the time limit is reached or
         Ctrl-C was pressed."""
@@ -91,14 +119,19 @@ class Budget:
 
 
 class InterruptGuard:
-    """Context manager turning the first Ctrl-C into a flag the search checks between chunks (so it can return the
-    best model so far with status INTERRUPTED); a second Ctrl-C raises ``KeyboardInterrupt`` at once."""
+    """Context manager turning the first Ctrl-C (SIGINT) or SIGTERM into a flag the search checks between chunks (so
+    it can return the best model so far with status INTERRUPTED); a second signal raises ``KeyboardInterrupt`` at
+    once.  ``InterruptGuard.last_signal`` keeps the number of the last signal caught (the CLI's exit code tells
+    SIGINT, 130, from SIGTERM, 143)."""
+
+    last_signal: int | None = None
 
     def __init__(self) -> None:
         self.interrupted = False
-        self._previous = None
+        self._previous: dict = {}
 
     def _handler(self, signum, frame):
+        InterruptGuard.last_signal = signum
         if self.interrupted:
             raise KeyboardInterrupt
         self.interrupted = True
@@ -108,12 +141,14 @@ class InterruptGuard:
         import threading
 
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handler)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._previous[sig] = signal.signal(sig, self._handler)
         return self
 
     def __exit__(self, *exc) -> bool:
         import signal
 
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
+        self._previous.clear()
         return False

@@ -3,19 +3,48 @@
 ``mine_antecedents`` follows pycorels: conjunctions of up to ``max_card`` literals over distinct features, kept when
 their support lies in ``[min_support, 1 - min_support]``; identical bit vectors are de-duplicated, keeping the
 first name.  ``mine_classwise`` is FRL's miner: itemsets frequent within the positive class or within the negative
-class.  Both return a ``BinaryDataset`` whose columns are the antecedents, plus the literal structure of each.
+class.  Both return a ``MinedAntecedents`` whose ``data`` columns are the antecedents, plus the literal structure of
+each.
+
+Both run on one engine (:func:`_mine`): a Numba kernel enumerates the conjunctions in the order of
+``itertools.combinations`` over the literals, prunes a partial conjunction whose support already fails the
+(anti-monotone) lower support test, and de-duplicates through a hash index over the kept bit vectors.  It works in
+chunks that return to Python, which checks a :class:`~optbb.common.limits.Budget` (time and memory limits) and
+Ctrl-C between chunks, exactly as a search does.  A miner stopped by a limit returns the antecedents found so far
+with ``status`` set (TIME_LIMIT, MEMORY_LIMIT or INTERRUPTED); they are a prefix of the complete list, and a model
+learned on them is not certified for the complete set (:func:`raw_points_bound` gives a lower bound that holds for
+every antecedent set).  ``nbytes`` counts the mined arrays, so callers charge it to the memory limit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from itertools import combinations
+import gc
+import operator
+import time
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
+from .bitset import hash_words, n_words, pack_rows, popcount64, unpack_rows
 from .data import BinaryDataset
+from .growth import GrowthStopped, grow
+from .keyindex import SLOT_BYTES, find_row, index_capacity, index_put, new_index, reindex
+from .limits import Budget, InterruptGuard
+from .result import Status
 
 NOT = "not "
 AND = ","
+
+# per kept antecedent, bytes of the Python objects (Antecedent, its tuples, the list slots; the name is added) and
+# of the final dense matrix per sample (the uint8 column, the BinaryDataset copy and its 0/1 check temporaries)
+PY_BYTES = 300
+DENSE_BYTES_PER_SAMPLE = 5
+START_KEPT = 1024
+MIN_CHUNK, MAX_CHUNK = 1 << 12, 1 << 26
+CHUNK_SECONDS = 0.05
+DENSE_BLOCK_CELLS = 1 << 23  # cells of the dense antecedent matrix built between two limit checks
 
 
 @dataclass(frozen=True)
@@ -37,13 +66,57 @@ class Antecedent:
         return AND.join((NOT if n else "") + feature_names[f] for f, n in zip(self.features, self.negated))
 
 
+class AntecedentTable(Sequence):
+    """The mined antecedents as arrays (one row of literal indices each, rows in order of cardinality); the
+    :class:`Antecedent` objects are made on access, so a large mining creates no per-antecedent Python objects."""
+
+    def __init__(self, lits: np.ndarray, card_ends: list[int], lit_feat: np.ndarray, lit_neg: np.ndarray):
+        self._lits, self._card_ends, self._feat, self._neg = lits, list(card_ends), lit_feat, lit_neg
+
+    def __len__(self) -> int:
+        return int(self._lits.shape[0])
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = operator.index(i)
+        i += len(self) if i < 0 else 0
+        if not 0 <= i < len(self):
+            raise IndexError("antecedent index out of range")
+        row = self._lits[i, :bisect_right(self._card_ends, i) + 1]
+        return Antecedent(tuple(self._feat[row].tolist()), tuple(self._neg[row].tolist()))
+
+    def __iter__(self):
+        ends = self._card_ends + ([len(self)] if not self._card_ends or self._card_ends[-1] < len(self) else [])
+        start = 0
+        for card, end in enumerate(ends, 1):
+            rows = self._lits[start:end, :card]
+            for f, g in zip(self._feat[rows].tolist(), self._neg[rows].tolist()):
+                yield Antecedent(tuple(f), tuple(g))
+            start = end
+
+
 @dataclass
 class MinedAntecedents:
-    """Mined antecedents over a feature dataset: ``data`` has one column per antecedent."""
+    """Mined antecedents over a feature dataset: ``data`` has one column per antecedent (None when a limit stopped
+    the miner: no search runs on a truncated set, so its dense matrix is not built).
 
-    data: BinaryDataset
-    antecedents: list[Antecedent]
+    ``status`` is None when the list is complete, else the limit that stopped the miner (the list is then a prefix
+    of the complete one); ``elapsed`` the seconds spent; ``nbytes`` the accounted bytes of the mined arrays and
+    objects.
+    """
+
+    data: BinaryDataset | None
+    antecedents: Sequence[Antecedent]
     source_feature_names: list[str]
+    status: Status | None = None
+    elapsed: float = 0.0
+    nbytes: int = 0
+    candidates: int = field(default=0, repr=False)
+
+    @property
+    def complete(self) -> bool:
+        return self.status is None
 
     def transform(self, X: np.ndarray) -> np.ndarray:
         """Antecedent matrix (rows x antecedents) of new 0/1 feature rows."""
@@ -62,38 +135,6 @@ def _check_params(max_card: int, min_support: float) -> None:
         raise ValueError(f"min_support must lie in [0, 0.5], got {min_support!r}")
 
 
-def _literals(X: np.ndarray, negations: bool):
-    lits = [(j, False) for j in range(X.shape[1])]
-    if negations:
-        lits += [(j, True) for j in range(X.shape[1])]
-    cols = {lit: (1 - X[:, lit[0]]) if lit[1] else X[:, lit[0]] for lit in lits}
-    return lits, cols
-
-
-def _collect(data: BinaryDataset, candidates, keep, dedupe: bool) -> MinedAntecedents:
-    """Keep candidates (antecedent, 0/1 column) passing ``keep``; optionally drop repeated bit vectors."""
-    seen: set[bytes] = set()
-    ants, cols = [], []
-    for ant, col in candidates:
-        if not keep(col):
-            continue
-        if dedupe:
-            key = np.packbits(col).tobytes()
-            if key in seen:
-                continue
-            seen.add(key)
-        ants.append(ant)
-        cols.append(col)
-    names = [a.name(data.feature_names) for a in ants]
-    if dedupe is False:
-        names = _uniquify(names)
-    if not cols:
-        raise ValueError("no antecedent passes the support filter; lower min_support")
-    X = np.stack(cols, axis=1).astype(np.uint8)
-    mined = BinaryDataset(X, data.y, names, data.sample_weight, data.label_names)
-    return MinedAntecedents(mined, ants, list(data.feature_names))
-
-
 def _uniquify(names):
     count: dict[str, int] = {}
     out = []
@@ -104,32 +145,311 @@ def _uniquify(names):
     return out
 
 
-def _conjunctions(X: np.ndarray, max_card: int, negations: bool):
-    lits, cols = _literals(X, negations)
-    for card in range(1, max_card + 1):
-        for combo in combinations(lits, card):
-            feats = [f for f, _ in combo]
-            if len(set(feats)) < card:
-                continue
-            col = cols[combo[0]]
-            for lit in combo[1:]:
-                col = col & cols[lit]
-            yield Antecedent(tuple(feats), tuple(n for _, n in combo)), col.astype(np.uint8)
+# ---------------------------------------------------------------------------------------------------------------
+# the engine: a resumable enumeration of conjunctions in Numba
+
+MODE_RANGE, MODE_CLASSWISE = 0, 1  # support in [lo, hi] (CORELS, Thms 10 and 21); frequent in a class (FRL)
+CARD_DONE, CHUNK_DONE, NEED_ROOM = 0, 1, 2
+# int64 parameters: mode, num, den, n_pos, n_neg, dedupe; float64: lo, hi
+P_MODE, P_NUM, P_DEN, P_NPOS, P_NNEG, P_DEDUPE = range(6)
+# state: current level, candidates examined, kept antecedents, started
+S_LEVEL, S_EXAMINED, S_KEPT, S_STARTED = range(4)
+
+
+@njit(cache=True, inline="always")
+def _counts(col, ypos):
+    s = 0
+    sp = 0
+    for i in range(col.shape[0]):
+        s += popcount64(col[i])
+        sp += popcount64(col[i] & ypos[i])
+    return s, sp
+
+
+@njit(cache=True, inline="always")
+def _frequent(s, sp, ip, fp):
+    """Whether a conjunction with ``s`` rows, ``sp`` of them positive, passes the test of the miner."""
+    if ip[P_MODE] == MODE_RANGE:
+        return fp[0] <= s <= fp[1] and s > 0
+    if ip[P_NUM] == 0:
+        return True
+    sn = s - sp
+    return ((ip[P_NPOS] > 0 and sp * ip[P_DEN] >= ip[P_NUM] * ip[P_NPOS])
+            or (ip[P_NNEG] > 0 and sn * ip[P_DEN] >= ip[P_NUM] * ip[P_NNEG]))
+
+
+@njit(cache=True, inline="always")
+def _extensible(s, sp, ip, fp):
+    """Whether some extension of a partial conjunction can pass: the lower support tests are anti-monotone."""
+    if ip[P_MODE] == MODE_RANGE:
+        return s > 0 and s >= fp[0]
+    return _frequent(s, sp, ip, fp)
+
+
+@njit(cache=True)
+def mine_chunk(lits, lit_feat, ypos, ip, fp, card, combo, partial, state, max_work,
+               index, ehash, kept_bits, kept_lits):
+    """Continue the enumeration of ``card``-literal conjunctions where ``combo``/``partial``/``state`` left it, for
+    at most ``max_work`` conjunctions computed (partial ones included); kept ones go to row ``state[S_KEPT]`` of
+    ``kept_bits`` / ``kept_lits``.  Returns CARD_DONE, CHUNK_DONE, or NEED_ROOM (the kept arrays or the index are
+    full; the candidate is examined again on the next call).  Every return leaves ``combo[:k + 1]`` and
+    ``partial[:k + 1]`` consistent, so the next call resumes at the same conjunction."""
+    n_lits, nw = lits.shape
+    dedupe = ip[P_DEDUPE] != 0
+    k = state[S_LEVEL]
+    if state[S_STARTED] == 0:
+        state[S_STARTED] = 1
+        k = 0
+        combo[0] = 0
+    work = 0
+    while True:
+        if work >= max_work:
+            state[S_LEVEL] = k
+            return CHUNK_DONE
+        if combo[k] > n_lits - (card - k):  # no room left for the remaining levels: backtrack
+            if k == 0:
+                state[S_LEVEL] = 0
+                return CARD_DONE
+            k -= 1
+            combo[k] += 1
+            continue
+        lit = combo[k]
+        clash = False
+        for j in range(k):
+            if lit_feat[combo[j]] == lit_feat[lit]:
+                clash = True
+                break
+        if clash:
+            combo[k] += 1
+            continue
+        work += 1
+        for i in range(nw):
+            partial[k + 1, i] = partial[k, i] & lits[lit, i]
+        s, sp = _counts(partial[k + 1], ypos)
+        if k < card - 1:
+            if _extensible(s, sp, ip, fp):
+                k += 1
+                combo[k] = combo[k - 1] + 1
+            else:
+                combo[k] += 1
+            continue
+        if _frequent(s, sp, ip, fp):
+            row = state[S_KEPT]
+            if row >= kept_bits.shape[0] or (dedupe and 2 * (row + 1) > index.shape[0]):
+                state[S_LEVEL] = k
+                return NEED_ROOM
+            keep = True
+            if dedupe:
+                h = hash_words(partial[k + 1])
+                found = find_row(index, ehash, kept_bits, partial[k + 1], h)
+                if found >= 0:
+                    keep = False
+                else:
+                    index_put(index, found, row)
+                    ehash[row] = h
+            if keep:
+                for i in range(nw):
+                    kept_bits[row, i] = partial[k + 1, i]
+                for j in range(card):
+                    kept_lits[row, j] = combo[j]
+                for j in range(card, kept_lits.shape[1]):
+                    kept_lits[row, j] = -1
+                state[S_KEPT] += 1
+        state[S_EXAMINED] += 1
+        combo[k] += 1
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the Python side: chunks, growth and limits
+
+
+class _Miner:
+    """Arrays and bookkeeping of one mining run."""
+
+    def __init__(self, data: BinaryDataset, max_card: int, negations: bool, ip: np.ndarray, fp: np.ndarray,
+                 budget: Budget):
+        X = data.X
+        self.n = data.n_samples
+        self.feature_names = list(data.feature_names)
+        self.max_card = int(max_card)
+        lit_feat = list(range(X.shape[1]))
+        lit_neg = [False] * X.shape[1]
+        cols = X.T
+        if negations:
+            lit_feat += list(range(X.shape[1]))
+            lit_neg += [True] * X.shape[1]
+            cols = np.concatenate([cols, 1 - cols], axis=0)
+        self.lits = pack_rows(cols)
+        self.lit_feat = np.array(lit_feat, dtype=np.int64)
+        self.lit_neg_arr = np.array(lit_neg, dtype=bool)
+        self.lit_names = np.array([(NOT if g else "") + self.feature_names[f] for f, g in zip(lit_feat, lit_neg)],
+                                  dtype=object)
+        self.ypos = pack_rows((data.y == 1).reshape(1, -1))[0]
+        self.ip, self.fp = ip, fp
+        self.budget = budget
+        self.nw = n_words(self.n)
+        self.index = new_index(2 * START_KEPT)
+        self.ehash = np.zeros(START_KEPT, dtype=np.uint64)
+        self.kept_bits = np.zeros((START_KEPT, max(self.nw, 1)), dtype=np.uint64)
+        self.kept_lits = np.zeros((START_KEPT, self.max_card), dtype=np.int32)
+        self.state = np.zeros(4, dtype=np.int64)
+        self.card_ends: list[int] = []
+        self.names: list[str] = []
+        self.name_bytes = 0
+        self.X: np.ndarray | None = None
+
+    def array_bytes(self) -> int:
+        return int(self.lits.nbytes + self.index.nbytes + self.ehash.nbytes + self.kept_bits.nbytes
+                   + self.kept_lits.nbytes)
+
+    def final_bytes(self, kept: int) -> int:
+        """Bytes of what ``kept`` antecedents become: objects, names, the dense matrix and its packed copy."""
+        per = PY_BYTES + DENSE_BYTES_PER_SAMPLE * self.n + 8 * self.nw
+        return kept * per + self.name_bytes
+
+    def nbytes(self) -> int:
+        return self.array_bytes() + self.final_bytes(len(self.names))
+
+    def limit_status(self, guard: InterruptGuard) -> Status | None:
+        if guard.interrupted:
+            return Status.INTERRUPTED
+        if self.budget.remaining_time() <= 0:
+            return Status.TIME_LIMIT
+        cap = self.budget.limits.memory_limit
+        return Status.MEMORY_LIMIT if cap is not None and self.nbytes() > cap else None
+
+    def grow(self, guard: InterruptGuard) -> bool:
+        """Double the kept arrays and the index; False when the memory limit forbids it."""
+        rows = self.kept_bits.shape[0]
+        new_rows = 2 * rows
+        added = rows * (self.kept_bits.shape[1] * 8 + self.kept_lits.shape[1] * 4 + 8)
+        idx = index_capacity(new_rows) if self.ip[P_DEDUPE] else self.index.shape[0]
+        added += (idx - self.index.shape[0]) * SLOT_BYTES
+        # the new rows will also become objects and dense columns: charge them before they are filled
+        added += self.final_bytes(new_rows) - self.final_bytes(rows)
+        limit = self.budget.limits.memory_limit
+        if limit is not None and self.nbytes() + added > limit:
+            return False
+
+        def stop():
+            return self.budget.must_stop(guard)
+
+        kept_bits, kept_lits, ehash = (grow(self.kept_bits, new_rows, stop), grow(self.kept_lits, new_rows, stop),
+                                       grow(self.ehash, new_rows, stop))
+        index = reindex(ehash, int(self.state[S_KEPT]), idx, stop) if idx != self.index.shape[0] else self.index
+        self.kept_bits, self.kept_lits, self.ehash, self.index = kept_bits, kept_lits, ehash, index
+        return True
+
+    def materialise(self, start: int, end: int, card: int) -> None:
+        """Names of kept rows ``start .. end - 1`` (all of ``card`` literals)."""
+        if end <= start:
+            return
+        rows = self.kept_lits[start:end, :card]
+        parts = [self.lit_names[rows[:, j]].tolist() for j in range(card)]
+        names = parts[0] if card == 1 else [AND.join(t) for t in zip(*parts)]
+        self.names.extend(names)
+        self.name_bytes += sum(map(len, names)) + 49 * len(names)
+
+    def run(self) -> Status | None:
+        """Mine every cardinality in chunks; the limit that stopped the miner, or None when complete."""
+        chunk = MIN_CHUNK
+        with InterruptGuard() as guard:
+            for card in range(1, self.max_card + 1):
+                combo = np.zeros(card, dtype=np.int64)
+                partial = np.zeros((card + 1, max(self.nw, 1)), dtype=np.uint64)
+                partial[0] = pack_rows(np.ones((1, self.n), dtype=np.uint8))[0]
+                self.state[S_STARTED] = 0
+                self.state[S_LEVEL] = 0
+                while True:
+                    status = self.limit_status(guard)
+                    if status is not None:
+                        return status
+                    before = int(self.state[S_KEPT])
+                    t0 = time.perf_counter()
+                    code = mine_chunk(self.lits, self.lit_feat, self.ypos, self.ip, self.fp, card, combo, partial,
+                                      self.state, chunk, self.index, self.ehash, self.kept_bits, self.kept_lits)
+                    self.materialise(before, int(self.state[S_KEPT]), card)
+                    dt = time.perf_counter() - t0
+                    if code == CARD_DONE:
+                        self.card_ends.append(int(self.state[S_KEPT]))
+                        break
+                    if code == NEED_ROOM:
+                        try:
+                            if not self.grow(guard):
+                                return Status.MEMORY_LIMIT
+                        except GrowthStopped:
+                            pass  # reported by the limit check at the top of the loop
+                    else:
+                        chunk = _next_chunk(chunk, dt, self.budget)
+            return self.build_dense(guard)
+
+    def build_dense(self, guard: InterruptGuard) -> Status | None:
+        """The samples x antecedents 0/1 matrix the search reads, built in blocks between limit checks (it is the
+        largest array of a big mining); the limit that stopped it, or None."""
+        kept = int(self.state[S_KEPT])
+        self.X = np.empty((self.n, kept), dtype=np.uint8)
+        block = max(1, DENSE_BLOCK_CELLS // max(self.n, 1))
+        for start in range(0, kept, block):
+            status = self.limit_status(guard)
+            if status is not None:
+                self.X = None
+                return status
+            end = min(kept, start + block)
+            self.X[:, start:end] = unpack_rows(self.kept_bits[start:end], self.n).T
+        return None
+
+    def result(self, status: Status | None, data: BinaryDataset, dedupe: bool, elapsed: float) -> MinedAntecedents:
+        kept = len(self.names)
+        names = self.names if dedupe else _uniquify(self.names)
+        mined_data = None
+        if kept and status is None:  # a truncated set is not searched: skip the dense matrix, return promptly
+            bits = np.ascontiguousarray(self.kept_bits[:kept])
+            mined_data = BinaryDataset.from_bits(bits, data.y, names, data.sample_weight, data.label_names, self.X)
+        elif status is None:
+            raise ValueError("no antecedent passes the support filter; lower min_support")
+        nbytes = self.final_bytes(kept) if mined_data is not None else kept * PY_BYTES + self.name_bytes
+        table = AntecedentTable(self.kept_lits[:kept].copy(), self.card_ends, self.lit_feat, self.lit_neg_arr)
+        return MinedAntecedents(mined_data, table, list(data.feature_names), status, elapsed, nbytes,
+                                int(self.state[S_EXAMINED]))
+
+
+def _next_chunk(chunk: int, dt: float, budget: Budget) -> int:
+    """Candidates for the next chunk: about :data:`CHUNK_SECONDS` of work, never past the time limit."""
+    target = min(CHUNK_SECONDS, max(0.005, budget.remaining_time() / 4))
+    if dt <= 0:
+        return min(MAX_CHUNK, chunk * 4)
+    return int(max(MIN_CHUNK, min(MAX_CHUNK, chunk * 4, chunk * target / dt)))
+
+
+def _mine(data: BinaryDataset, max_card: int, negations: bool, dedupe: bool, ip: np.ndarray, fp: np.ndarray,
+          budget: Budget | None) -> MinedAntecedents:
+    from .limits import Limits
+
+    budget = budget if budget is not None else Budget(Limits())
+    t0 = time.perf_counter()
+    gc_was_on = gc.isenabled()
+    gc.disable()  # the antecedents hold no cycles; full collections over a large heap would overshoot the limits
+    try:
+        miner = _Miner(data, max_card, negations, ip, fp, budget)
+        status = miner.run()
+        return miner.result(status, data, dedupe, time.perf_counter() - t0)
+    finally:
+        if gc_was_on:
+            gc.enable()
 
 
 def mine_antecedents(data: BinaryDataset, max_card: int = 2, min_support: float = 0.01, negations: bool = True,
-                     dedupe: bool = True) -> MinedAntecedents:
+                     dedupe: bool = True, *, budget: Budget | None = None) -> MinedAntecedents:
     """Conjunctions of up to ``max_card`` literals of distinct features with support in
-    ``[min_support, 1 - min_support]`` (CORELS Thm 10 and Thm 21 applied at mining time)."""
+    ``[min_support, 1 - min_support]`` (CORELS Thm 10 and Thm 21 applied at mining time).
+
+    ``budget`` (optional) bounds the time and the memory of the mined arrays; Ctrl-C stops the miner too.  A stopped
+    miner returns what it found with ``status`` set (see the module docstring)."""
     _check_params(max_card, min_support)
     n = data.n_samples
-    lo, hi = min_support * n, (1.0 - min_support) * n
-
-    def keep(col):
-        s = int(col.sum())
-        return lo <= s <= hi and s > 0
-
-    return _collect(data, _conjunctions(data.X, max_card, negations), keep, dedupe)
+    ip = np.array([MODE_RANGE, 0, 1, 0, 0, bool(dedupe)], dtype=np.int64)
+    fp = np.array([min_support * n, (1.0 - min_support) * n], dtype=np.float64)
+    return _mine(data, max_card, negations, dedupe, ip, fp, budget)
 
 
 def class_support_threshold(min_support: float):
@@ -143,23 +463,40 @@ def class_support_threshold(min_support: float):
 
 
 def mine_classwise(data: BinaryDataset, max_card: int = 2, min_support: float = 0.1, negations: bool = False,
-                   dedupe: bool = True) -> MinedAntecedents:
+                   dedupe: bool = True, *, budget: Budget | None = None) -> MinedAntecedents:
     """Itemsets of up to ``max_card`` literals with support at least ``min_support`` within the positive class or
     within the negative class (FRL's miner, replacing the reference's FP-growth on each class).
 
     The test is exact (:func:`class_support_threshold`).  With ``min_support = 0`` every itemset qualifies, so with
     ``max_card = 1`` the antecedents are exactly the columns of ``X`` (identical columns merged when ``dedupe``).
+    ``budget``: as in :func:`mine_antecedents`.
     """
     _check_params(max_card, min_support)
-    pos = data.y == 1
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    n_pos = int((data.y == 1).sum())
     num, den = class_support_threshold(min_support)
+    ip = np.array([MODE_CLASSWISE, num, den, n_pos, data.n_samples - n_pos, bool(dedupe)], dtype=np.int64)
+    fp = np.zeros(2, dtype=np.float64)
+    return _mine(data, max_card, negations, dedupe, ip, fp, budget)
 
-    def keep(col):
-        if num == 0:
-            return True
-        c = col.astype(bool)
-        in_pos, in_neg = int((c & pos).sum()), int((c & ~pos).sum())
-        return (n_pos > 0 and in_pos * den >= num * n_pos) or (n_neg > 0 and in_neg * den >= num * n_neg)
 
-    return _collect(data, _conjunctions(data.X, max_card, negations), keep, dedupe)
+def load_kernels() -> None:
+    """Compile (or load from Numba's cache) the mining kernels on a tiny input.  Callers run it before starting a
+    limit's clock, so a fresh process does not charge the kernels' loading to its first time limit (the pure-Python
+    miner this engine replaced had no such cost)."""
+    state = np.zeros(4, dtype=np.int64)
+    mine_chunk(np.zeros((1, 1), dtype=np.uint64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
+               np.zeros(6, dtype=np.int64), np.zeros(2, dtype=np.float64), 1, np.zeros(1, dtype=np.int64),
+               np.zeros((2, 1), dtype=np.uint64), state, 0, new_index(16), np.zeros(1, dtype=np.uint64),
+               np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32))
+    reindex(np.zeros(1, dtype=np.uint64), 1, 16)
+
+
+def raw_points_bound(data: BinaryDataset) -> float:
+    """A lower bound on the misclassification rate of every classifier that is a function of the features of
+    ``data``: the equivalent points bound (CORELS Prop. 19 / Thm 20) over identical feature rows.  Antecedents are
+    functions of the features, so it holds for any antecedent set, complete or cut short by a limit."""
+    from .equivalence import minority_vector
+
+    z = minority_vector(data.X, data.y, data.sample_weight)
+    w = np.ones(data.n_samples) if data.sample_weight is None else data.sample_weight
+    return float((z * w).sum() / w.sum())

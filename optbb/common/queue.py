@@ -8,12 +8,34 @@ Scheduling policies are small integers shared by the solvers; each solver maps a
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 from numba import njit
+
+from .growth import Stop, grow
 
 BFS, CURIOSITY, LOWER_BOUND, OBJECTIVE, DFS, ENTROPY, GINI, FIFO = range(8)
 
 POLICIES = {"bfs": BFS, "curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "dfs": DFS,
             "entropy": ENTROPY, "gini": GINI, "fifo": FIFO}
+
+
+class Heap(NamedTuple):
+    """The heap arrays: priority ``key`` (float64), tie-breaking ``seq`` and ``item`` (int64), one entry per row."""
+
+    key: np.ndarray
+    seq: np.ndarray
+    item: np.ndarray
+
+
+def new_heap(capacity: int) -> Heap:
+    return Heap(np.zeros(capacity, np.float64), np.zeros(capacity, np.int64), np.zeros(capacity, np.int64))
+
+
+def grow_heap(heap: Heap, capacity: int, stop: Stop = None) -> Heap:
+    """The heap with room for ``capacity`` entries (sliced copies, see :func:`optbb.common.growth.grow`)."""
+    return Heap(*(grow(a, capacity, stop) for a in heap))
 
 
 def policy_code(name: str, allowed) -> int:

@@ -4,6 +4,12 @@ Every optbb estimator takes a 0/1 feature matrix (numpy, pandas or lists) and ex
 The checks follow scikit-learn's order and wording where its estimator checks expect them (sparse input, complex
 data, empty data, continuous targets, multi-class targets), then add the binary-feature check with a pointer to
 :class:`optbb.Binarizer`.
+
+Parameters are checked one way: each estimator declares scikit-learn's ``_parameter_constraints`` (with the
+constraints below: :class:`Number` refuses booleans and non-finite values, :class:`MemorySize`, :class:`NameList`)
+and calls ``self._validate_params()`` once at the start of ``fit``; functions use :func:`check_params` or
+:func:`check_number`.  Every message names the parameter: "The 'max_card' parameter of CorelsClassifier must be an
+int in the range [1, inf). Got 2.0 instead."
 """
 from __future__ import annotations
 
@@ -15,31 +21,110 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import assert_all_finite
+from sklearn.utils._param_validation import Interval, Options, StrOptions, validate_parameter_constraints
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .data import check_binary_arrays
+from .limits import parse_memory
+
+
+MAX_NODES = 1 << 62  # node counters are int64 in the kernels; a larger node_limit cannot be reached
+
+
+class Number(Interval):
+    """scikit-learn's ``Interval`` that also refuses booleans and non-finite values: ``True`` is not a time limit
+    and ``nan`` lies in no interval."""
+
+    def is_satisfied_by(self, val) -> bool:
+        if isinstance(val, (bool, np.bool_)) or not isinstance(val, self.type):
+            return False
+        if not isinstance(val, numbers.Integral) and not math.isfinite(val):
+            return False
+        return val in self
+
+
+class MemorySize(StrOptions):
+    """A memory size written as text: ``"auto"`` (half of the physical memory) or ``"512M"``, ``"2G"``, ..."""
+
+    def __init__(self) -> None:
+        super().__init__({"auto"})
+
+    def is_satisfied_by(self, val) -> bool:
+        if not isinstance(val, str):
+            return False
+        if val.strip().lower() == "auto":
+            return True
+        try:
+            parse_memory(val)
+        except ValueError:
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return "'auto' or a size such as '512M' or '2G'"
+
+
+class NameList(Options):
+    """A list (tuple, set) of names among ``options``; a bare string counts as one name."""
+
+    def __init__(self, options) -> None:
+        super().__init__(str, set(options))
+
+    def is_satisfied_by(self, val) -> bool:
+        if isinstance(val, str):
+            val = (val,)
+        if not isinstance(val, (list, tuple, set, frozenset)):
+            return False
+        return all(isinstance(v, str) and v in self.options for v in val)
+
+    def __str__(self) -> str:
+        return f"a list of names among {sorted(self.options)}"
+
+
+# The parameters every optbb estimator takes, with one meaning: time in seconds, nodes in the solver's own unit,
+# memory in bytes ("auto": half of the physical memory, None: no cap), verbose >= 1 shows progress.
+LIMIT_CONSTRAINTS: dict[str, list] = {
+    "time_limit": [Number(numbers.Real, 0, None, closed="neither"), None],
+    "node_limit": [Number(numbers.Integral, 1, MAX_NODES, closed="both"), None],
+    "memory_limit": [Number(numbers.Real, 0, None, closed="neither"), MemorySize(), None],
+    "verbose": ["verbose"],
+}
+FEATURE_NAMES_CONSTRAINT = {"feature_names": ["array-like", None]}
+
+
+def check_params(constraints: dict, params: dict, caller: str) -> None:
+    """Check ``params`` against scikit-learn style ``constraints`` (the one way optbb checks parameters).
+
+    Raises ``InvalidParameterError`` (a ``ValueError``): "The 'name' parameter of caller must be ... Got ... instead."
+    """
+    validate_parameter_constraints(constraints, params, caller_name=caller)
 
 
 def check_number(name: str, value, lo=None, hi=None, lo_open: bool = False, hi_open: bool = False,
-                 integer: bool = False):
+                 integer: bool = False, caller: str = "optbb"):
     """``value`` as a float (an int if ``integer``) in the interval from ``lo`` to ``hi`` (open ends where asked), or
-    a ValueError naming the parameter, the interval and the value.  Booleans, text and non-finite values are
-    refused."""
-    bad = isinstance(value, bool) or not isinstance(value, numbers.Real)
-    if not bad:
-        v = float(value)
-        bad = not math.isfinite(v)
-        bad |= lo is not None and (v <= lo if lo_open else v < lo)
-        bad |= hi is not None and (v >= hi if hi_open else v > hi)
-        bad |= integer and (not isinstance(value, numbers.Integral))
-    if bad:
-        lb = "" if lo is None else ("(" if lo_open else "[") + str(lo)
-        ub = "" if hi is None else str(hi) + (")" if hi_open else "]")
-        rng = f" in {lb}, {ub}" if lb or ub else ""
-        kind = "an integer" if integer else "a finite number"
-        raise ValueError(f"{name} must be {kind}{rng}, got {value!r}")
+    a ValueError naming the parameter, the interval and the value (the message of :func:`check_params`).  Booleans,
+    text and non-finite values are refused."""
+    left_open, right_open = lo is None or bool(lo_open), hi is None or bool(hi_open)
+    closed = {(False, False): "both", (True, False): "right", (False, True): "left", (True, True): "neither"}[
+        (left_open, right_open)]
+    kind = numbers.Integral if integer else numbers.Real
+    check_params({name: [Number(kind, lo, hi, closed=closed)]}, {name: value}, caller)
     return int(value) if integer else float(value)
+
+
+def display_names(feature_names, X_names, n_features: int) -> list[str]:
+    """The names models print: the estimator's ``feature_names`` parameter, else the DataFrame's columns, else
+    ``x0, x1, ...``.  A ValueError when ``feature_names`` has the wrong length or repeats a name."""
+    if feature_names is None:
+        return [str(n) for n in X_names] if X_names is not None else [f"x{j}" for j in range(n_features)]
+    names = [str(n) for n in feature_names]
+    if len(names) != n_features:
+        raise ValueError(f"feature_names has {len(names)} names but X has {n_features} columns")
+    if len(set(names)) != len(names):
+        raise ValueError("feature_names repeats a name; every feature needs its own")
+    return names
 
 
 class BinaryOnlyTagsMixin:
@@ -106,6 +191,8 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None):
                          f"(y has {len(classes)} classes)")
     if sample_weight is not None:
         w0 = np.asarray(sample_weight.to_numpy() if isinstance(sample_weight, pd.Series) else sample_weight)
+        if w0.dtype.kind not in "biuf":
+            raise ValueError(f"sample_weight must hold numbers, got {w0.dtype} values such as {w0.ravel()[:1]!r}")
         if w0.ndim == 1 and w0.shape[0] == y_enc.shape[0] and w0.dtype.kind in "iuf":
             if np.all(w0 == 0):
                 raise ValueError("sample_weight is zero for every sample (all weights are zero)")
@@ -131,7 +218,7 @@ def expand_weights(X01: np.ndarray, y01: np.ndarray, w: np.ndarray | None, name:
         return X01, y01
     if np.all(w == 0):
         raise ValueError(f"{name}: sample_weight is zero for every sample (all weights are zero)")
-    if not np.allclose(w, np.round(w)):
+    if not np.array_equal(w, np.round(w)):  # exactly: 1 + 1e-9 is not silently 1
         raise ValueError(f"{name} supports integer sample_weight only (a weight k counts a sample k times); "
                          "got fractional weights")
     k = np.round(w).astype(np.int64)

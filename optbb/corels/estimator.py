@@ -1,15 +1,16 @@
 """``CorelsClassifier``: scikit-learn estimator over antecedent mining and the CORELS search."""
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Iterable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..common.data import BinaryDataset
-from ..common.mining import mine_antecedents
-from ..common.validation import BinaryOnlyTagsMixin, expand_weights, validate_fit_input, validate_predict_input
-from .search import solve
+from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
+                                 display_names, expand_weights, validate_fit_input, validate_predict_input)
+from .search import OPTION_CONSTRAINTS, mine_and_solve
 
 
 class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
@@ -17,8 +18,15 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
 
     Antecedents are mined from the 0/1 columns of ``X`` (features and, with ``negations``, their negations; conjunctions
     of up to ``max_card`` literals with support in ``[min_support, 1 - min_support]``), then CORELS finds the rule list
-    minimising ``misclassification rate + regularization * rules``.  See :func:`optbb.corels.solve` for the search
-    options.  Fitted attributes: ``rule_list_`` (:class:`RuleList`), ``result_`` (:class:`SearchResult`),
+    minimising ``misclassification rate + regularization * rules`` (``regularization`` >= 0: at 0 the bounds of
+    the paper still hold, Theorem 10 and the prefix-length bound of Theorem 4 simply prune nothing).  See
+    :func:`optbb.corels.solve` for the search options.  ``time_limit`` (seconds), ``node_limit`` (prefixes
+    expanded) and ``memory_limit`` (bytes, a size such as ``"2G"``, ``"auto"`` = half of the physical memory, or
+    None) cover mining and search together (:func:`optbb.corels.search.mine_and_solve`) and stop early with the
+    best list and a bound; a limit reached while mining returns the default-only list with that status and a valid
+    lower bound (``antecedents_.status`` tells that the antecedent set is incomplete).  ``verbose`` >= 1 shows
+    progress; ``feature_names`` overrides the printed names (default: the DataFrame's columns, else
+    ``x0, x1, ...``).  Fitted attributes: ``rule_list_`` (:class:`RuleList`), ``result_`` (:class:`SearchResult`),
     ``classes_``, ``n_features_in_``, ``feature_names_in_`` (DataFrame input), ``antecedents_`` (mined).
 
     ``sample_weight`` must hold non-negative integers: a weight ``k`` counts a sample ``k`` times (the objective is a
@@ -32,10 +40,20 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         print(clf)                                             # the rule list, with the DataFrame's column names
     """
 
+    _parameter_constraints: dict = {
+        "regularization": [Number(Real, 0, None, closed="left")],
+        "max_card": [Number(Integral, 1, None, closed="left")],
+        "min_support": [Number(Real, 0, 0.5, closed="both")],
+        "negations": ["boolean"],
+        **OPTION_CONSTRAINTS,
+        **LIMIT_CONSTRAINTS,
+        **FEATURE_NAMES_CONSTRAINT,
+    }
+
     def __init__(self, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
                  negations: bool = True, policy: str = "lower_bound", map_type: str = "prefix",
                  ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
-                 memory_limit: int | str | None = None, verbose: int = 0):
+                 memory_limit: int | str | None = "auto", verbose: int = 0, feature_names=None):
         self.regularization = regularization
         self.max_card = max_card
         self.min_support = min_support
@@ -47,16 +65,20 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.node_limit = node_limit
         self.memory_limit = memory_limit
         self.verbose = verbose
+        self.feature_names = feature_names
 
     def fit(self, X, y, sample_weight=None) -> "CorelsClassifier":
+        """Mine the antecedents of ``X`` (0/1 features) and find the certifiably optimal rule list."""
+        self._validate_params()
         X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self)
         X01, y01 = expand_weights(X01, y01, w, "CorelsClassifier")
-        feature_names = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
+        feature_names = display_names(self.feature_names, names, X01.shape[1])
         data = BinaryDataset(X01, y01, feature_names, None, (str(classes[0]), str(classes[1])))
-        self.antecedents_ = mine_antecedents(data, self.max_card, self.min_support, self.negations)
-        self.result_ = solve(self.antecedents_.data, self.regularization, self.policy, self.map_type, self.ablation,
-                             self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose)
+        self.antecedents_, self.result_ = mine_and_solve(
+            data, self.regularization, self.max_card, self.min_support, self.negations, self.policy, self.map_type,
+            self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose)
         self.rule_list_ = self.result_.model
+        self.rule_list_.attach_literals(self.antecedents_.antecedents, feature_names)
         self.classes_ = classes
         return self
 
@@ -69,3 +91,17 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         if hasattr(self, "rule_list_"):
             return self.rule_list_.text()
         return repr(self)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``(n, 2)`` class probabilities, columns in ``classes_`` order: the training class frequencies of the rule
+        that classifies each row, Laplace-smoothed with one more pseudo-count on the rule's label
+        (``(c_k + 1 + [k == label]) / (n + K + 1)``, see :mod:`optbb.common.proba`), so that
+        ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
+        X01 = validate_predict_input(self, X)
+        return self.rule_list_.predict_proba(self.antecedents_.transform(X01))
+
+    def decision_function(self, X) -> np.ndarray:
+        """Log-odds ``log(p_1 / p_0)`` of ``predict_proba``: positive exactly where ``predict`` says ``classes_[1]``."""
+        from ..common.proba import decision_from_proba
+
+        return decision_from_proba(self.predict_proba(X))

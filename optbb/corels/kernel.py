@@ -12,19 +12,21 @@ from numba import njit
 
 from ..common.bitset import popcount64
 from ..common.bounds import (accurate_support_too_small, majority_errors, objective_value, support_too_small)
-from ..common.queue import BFS, CURIOSITY, DFS, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push, heapify
-from .maps import MAP_CAPTURED, MAP_NONE, MAP_PREFIX, check_and_insert
+from ..common.queue import BFS, DFS, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push, heapify
+from .maps import (MAP_CAPTURED, MAP_NONE, MAP_PREFIX, check_and_insert, key_len_bound, map_short, prefix_key,
+                   sort_prefix)
 from .trie import (B0, DELETED, DEPTH, DERR, DONE, DPRED, ERR, LEAF, MAPSLOT, NCAP, NCHILD, PARENT, PRED, RULE,
                    STATE, alloc_node, prune_up, read_prefix)
 
+# slot names, one convention for every solver: S_ int64 state, F_ float64 state, P_ parameters
 # st (int64 state) slots
-HEAP_SIZE, SEQ, FREE_COUNT, HWM, LIVE, MAP_COUNT, BEST_LEN, LB_EVALS, INSERTIONS, EVALUATED, POPS, MAX_HEAP, \
-    MAX_DEPTH, MAX_LIVE, IMPROVED, BEST_ERR, N_IMPROVE, DISCARDED = range(18)
+S_HEAP_SIZE, S_SEQ, S_FREE_COUNT, S_HWM, S_LIVE, S_MAP_COUNT, S_BEST_LEN, S_LB_EVALS, S_INSERTIONS, S_EVALUATED, \
+    S_POPS, S_MAX_HEAP, S_MAX_DEPTH, S_MAX_LIVE, S_IMPROVED, S_BEST_ERR, S_N_IMPROVE, S_DISCARDED = range(18)
 N_STATE = 18
 # fst (float64 state) slots
-RC = 0
+F_RC = 0
 # cfg slots
-C_POLICY, C_MAP, C_SUPPORT, C_ACCURATE, C_LOOKAHEAD, C_EQUIV, C_PREFIXLEN = range(7)
+P_POLICY, P_MAP, P_SUPPORT, P_ACCURATE, P_LOOKAHEAD, P_EQUIV, P_PREFIXLEN = range(7)
 # return codes
 QUEUE_EMPTY, BUDGET_DONE, NEED_GROW, IMPROVED_STOP = range(4)
 
@@ -65,44 +67,45 @@ def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
 
 @njit(cache=True)
 def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hitem,
-              mkeys, mhashes, mused, mfval, mival, st, fst, best_prefix, max_expansions, stop_on_improve):
+              mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions,
+              stop_on_improve):
     """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped."""
     m, n_words = rules.shape
-    policy = cfg[C_POLICY]
-    map_type = cfg[C_MAP]
-    support_on = cfg[C_SUPPORT] != 0
-    accurate_on = cfg[C_ACCURATE] != 0
-    lookahead_on = cfg[C_LOOKAHEAD] != 0
-    equiv_on = cfg[C_EQUIV] != 0
-    prefixlen_on = cfg[C_PREFIXLEN] != 0
+    policy = cfg[P_POLICY]
+    map_type = cfg[P_MAP]
+    support_on = cfg[P_SUPPORT] != 0
+    accurate_on = cfg[P_ACCURATE] != 0
+    lookahead_on = cfg[P_LOOKAHEAD] != 0
+    equiv_on = cfg[P_EQUIV] != 0
+    prefixlen_on = cfg[P_PREFIXLEN] != 0
     threshold = lam * n
     extra = 1 if lookahead_on else 0
-    key_words = mkeys.shape[1]
 
     prefix = np.zeros(m + 1, dtype=np.int64)
     in_prefix = np.zeros(m, dtype=np.bool_)
     u = np.zeros(n_words, dtype=np.uint64)
-    pkey = np.zeros(key_words, dtype=np.uint64)
-    key = np.zeros(key_words, dtype=np.uint64)
+    sp = np.zeros(m + 1, dtype=np.int64)
+    key = np.zeros(max(m + 1, n_words), dtype=np.uint64)
     expansions = 0
-    st[IMPROVED] = 0
+    st[S_IMPROVED] = 0
 
     while expansions < max_expansions:
-        if st[HEAP_SIZE] == 0:
+        if st[S_HEAP_SIZE] == 0:
             return QUEUE_EMPTY
-        free_slots = st[FREE_COUNT] + (T.shape[0] - st[HWM])
-        if free_slots < m or hkey.shape[0] - st[HEAP_SIZE] < m or \
-                (map_type != MAP_NONE and 2 * (st[MAP_COUNT] + m) > mused.shape[0]):
+        free_slots = st[S_FREE_COUNT] + (T.shape[0] - st[S_HWM])
+        if free_slots < m or hkey.shape[0] - st[S_HEAP_SIZE] < m or \
+                (map_type != MAP_NONE and map_short(mindex, mhash, mpool, mfill, m,
+                                                    key_len_bound(map_type, st[S_MAX_DEPTH], n_words))):
             return NEED_GROW
-        node, _, st[HEAP_SIZE] = heap_pop(hkey, hseq, hitem, st[HEAP_SIZE])
-        st[POPS] += 1
+        node, _, st[S_HEAP_SIZE] = heap_pop(hkey, hseq, hitem, st[S_HEAP_SIZE])
+        st[S_POPS] += 1
         depth = T[node, DEPTH]
-        rc = fst[RC]
+        rc = fst[F_RC]
         deleted = read_prefix(T, node, prefix)
         if deleted or node_lookahead(T, node, n, lam, lookahead_on) >= rc or \
                 (prefixlen_on and lam * (depth + 1) >= rc):
-            st[DISCARDED] += 1
-            prune_up(T, free_list, st, FREE_COUNT, LIVE, node)
+            st[S_DISCARDED] += 1
+            prune_up(T, free_list, st, S_FREE_COUNT, S_LIVE, node)
             continue
 
         # --- expand: evaluate every child (d_p, s) ---
@@ -117,9 +120,7 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
         for k in range(depth):
             in_prefix[prefix[k]] = True
         if map_type == MAP_PREFIX:
-            pkey[:] = 0
-            for k in range(depth):
-                pkey[prefix[k] >> 6] |= np.uint64(1) << np.uint64(prefix[k] & 63)
+            sort_prefix(prefix, depth, sp)
         err_p = T[node, ERR]
         child_depth = depth + 1
         improved_here = False
@@ -140,41 +141,39 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
             pred, rule_err = majority_errors(c1, nv)
             if accurate_on and accurate_support_too_small(nv - rule_err, threshold):  # Thm 11
                 continue
-            st[LB_EVALS] += 1
+            st[S_LB_EVALS] += 1
             err_c = err_p + rule_err
-            if objective_value(err_c, child_depth, n, lam) >= fst[RC]:  # Thm 1
+            if objective_value(err_c, child_depth, n, lam) >= fst[F_RC]:  # Thm 1
                 continue
             dpred, derr = majority_errors(nu1 - c1, nu - nv)
             objective = objective_value(err_c + derr, child_depth, n, lam)
-            if objective < fst[RC]:
-                fst[RC] = objective
+            if objective < fst[F_RC]:
+                fst[F_RC] = objective
                 for k in range(depth):
                     best_prefix[k] = prefix[k]
                 best_prefix[depth] = s
-                st[BEST_LEN] = child_depth
-                st[BEST_ERR] = err_c + derr
-                st[N_IMPROVE] += 1
+                st[S_BEST_LEN] = child_depth
+                st[S_BEST_ERR] = err_c + derr
+                st[S_N_IMPROVE] += 1
                 improved_here = True
             b0c = (zu - zc) if equiv_on else 0
-            if objective_value(err_c + b0c, child_depth + extra, n, lam) >= fst[RC]:  # Thm 20 + Lemma 2
+            if objective_value(err_c + b0c, child_depth + extra, n, lam) >= fst[F_RC]:  # Thm 20 + Lemma 2
                 continue
             slot = -1
             if map_type == MAP_PREFIX:  # Cor 16
-                for w in range(key_words):
-                    key[w] = pkey[w]
-                key[s >> 6] |= np.uint64(1) << np.uint64(s & 63)
-                slot = check_and_insert(T, mkeys, mhashes, mused, mfval, mival, key, np.float64(err_c),
-                                        st, MAP_COUNT)
+                klen = prefix_key(sp, depth, s, key)
+                slot = check_and_insert(T, mindex, mhash, mfval, mival, moff, mpool, mfill, key, klen,
+                                        np.float64(err_c), st, S_MAP_COUNT)
                 if slot < 0:
                     continue
             elif map_type == MAP_CAPTURED:  # Thm 15
-                for w in range(key_words):
+                for w in range(n_words):
                     key[w] = u[w] & ~rules[s, w]
-                slot = check_and_insert(T, mkeys, mhashes, mused, mfval, mival, key,
-                                        objective_value(err_c, child_depth, n, lam), st, MAP_COUNT)
+                slot = check_and_insert(T, mindex, mhash, mfval, mival, moff, mpool, mfill, key, n_words,
+                                        objective_value(err_c, child_depth, n, lam), st, S_MAP_COUNT)
                 if slot < 0:
                     continue
-            child = alloc_node(T, free_list, st, FREE_COUNT, HWM)
+            child = alloc_node(T, free_list, st, S_FREE_COUNT, S_HWM)
             if slot >= 0:
                 mival[slot] = child
             T[child, PARENT] = node
@@ -191,28 +190,28 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
             T[child, DERR] = derr
             T[child, MAPSLOT] = slot
             T[node, NCHILD] += 1
-            st[LIVE] += 1
-            if st[LIVE] > st[MAX_LIVE]:
-                st[MAX_LIVE] = st[LIVE]
+            st[S_LIVE] += 1
+            if st[S_LIVE] > st[S_MAX_LIVE]:
+                st[S_MAX_LIVE] = st[S_LIVE]
             pri = _priority(policy, lam, n, err_c, b0c, child_depth, n - (nu - nv), objective)
-            st[HEAP_SIZE] = heap_push(hkey, hseq, hitem, st[HEAP_SIZE], pri, st[SEQ], child)
-            st[SEQ] += 1
-            st[INSERTIONS] += 1
-            if st[HEAP_SIZE] > st[MAX_HEAP]:
-                st[MAX_HEAP] = st[HEAP_SIZE]
+            st[S_HEAP_SIZE] = heap_push(hkey, hseq, hitem, st[S_HEAP_SIZE], pri, st[S_SEQ], child)
+            st[S_SEQ] += 1
+            st[S_INSERTIONS] += 1
+            if st[S_HEAP_SIZE] > st[S_MAX_HEAP]:
+                st[S_MAX_HEAP] = st[S_HEAP_SIZE]
 
         for k in range(depth):
             in_prefix[prefix[k]] = False
-        st[EVALUATED] += 1
+        st[S_EVALUATED] += 1
         expansions += 1
-        if depth > st[MAX_DEPTH]:
-            st[MAX_DEPTH] = depth
+        if depth > st[S_MAX_DEPTH]:
+            st[S_MAX_DEPTH] = depth
         if T[node, NCHILD] == 0:
-            prune_up(T, free_list, st, FREE_COUNT, LIVE, node)
+            prune_up(T, free_list, st, S_FREE_COUNT, S_LIVE, node)
         else:
             T[node, STATE] = DONE
         if improved_here:
-            st[IMPROVED] = 1
+            st[S_IMPROVED] = 1
             if stop_on_improve:
                 return IMPROVED_STOP
     return BUDGET_DONE
@@ -222,19 +221,19 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
 def collect_garbage(T, free_list, hkey, hseq, hitem, st, fst, n, lam, lookahead_on):
     """Garbage collection after the incumbent improves (JMLR §5.5): drop queued prefixes whose bound reaches the
     incumbent or that descend from a dominated permutation, free their trie nodes, and re-heapify."""
-    rc = fst[RC]
+    rc = fst[F_RC]
     kept = 0
-    for i in range(st[HEAP_SIZE]):
+    for i in range(st[S_HEAP_SIZE]):
         node = hitem[i]
         if T[node, DELETED] != 0 or node_lookahead(T, node, n, lam, lookahead_on) >= rc or \
                 _deleted_ancestor(T, node):
-            prune_up(T, free_list, st, FREE_COUNT, LIVE, node)
+            prune_up(T, free_list, st, S_FREE_COUNT, S_LIVE, node)
             continue
         hkey[kept] = hkey[i]
         hseq[kept] = hseq[i]
         hitem[kept] = node
         kept += 1
-    st[HEAP_SIZE] = kept
+    st[S_HEAP_SIZE] = kept
     heapify(hkey, hseq, hitem, kept)
 
 
@@ -251,8 +250,8 @@ def _deleted_ancestor(T, node):
 @njit(cache=True)
 def queue_lower_bound(T, hitem, st, fst, n, lam, lookahead_on):
     """Global lower bound on the optimum: min(R^c, min over live queued prefixes of their extension bound)."""
-    best = fst[RC]
-    for i in range(st[HEAP_SIZE]):
+    best = fst[F_RC]
+    for i in range(st[S_HEAP_SIZE]):
         node = hitem[i]
         if T[node, DELETED] != 0:
             continue

@@ -1,40 +1,185 @@
 """Symmetry-aware maps (JMLR §3.10-3.11, §5.3; Algorithm 6).
 
-* Prefix permutation map (Cor. 16, permutation bound): key = the *set* of antecedents of a prefix, as a bitset over
-  the M antecedents; value = the smallest prefix error count seen for an ordering of that set, and its trie node.
-  Permutations capture the same data, so comparing error counts compares lower bounds.
+* Prefix permutation map (Cor. 16, permutation bound): key = the *set* of antecedents of a prefix, stored as its
+  sorted antecedent ids; value = the smallest prefix error count seen for an ordering of that set, and its trie
+  node.  Permutations capture the same data, so comparing error counts compares lower bounds.
 * Captured-vector map (Thm 15, equivalent support bound): key = the bitset of samples the prefix leaves
   uncaptured; value = the smallest lower bound b(d_p) seen for a prefix with that captured set, and its node.
 
-``check_and_insert`` returns the map slot to record for a new node, or -1 when the candidate is dominated (an
+Storage (:class:`SymmetryMap`): an open-addressing index of entry ids (:mod:`optbb.common.keyindex`), per-entry
+arrays (hash, value, node, key offset) and a pool where the keys lie back to back, each preceded by its length.
+Memory is proportional to the entries inserted and to their key lengths (a k-rule prefix costs k + 1 words, a
+captured vector ``n_words(N)`` + 1), never to the number of antecedents squared; every array starts small and
+grows between chunks under the memory limit, copied in slices by :mod:`optbb.common.growth`.  Entry ids are stable
+across growth, so a trie node can record its entry (``MAPSLOT``).
+
+``check_and_insert`` returns the entry to record for a new node, or -1 when the candidate is dominated (an
 equal-or-better prefix is already known) and must be dropped.  A dominated incumbent node is flagged deleted.
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from ..common.bitset import hash_words
-from ..common.hashtable import ht_find, ht_put
+from ..common.growth import Stop, grow
+from ..common.keyindex import SLOT_BYTES, find_pooled, index_capacity, index_put, new_index, reindex
 from .trie import DELETED, FREE, MAPSLOT, STATE
 
 MAP_NONE, MAP_PREFIX, MAP_CAPTURED = 0, 1, 2
 MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
 
+# fill slots: entries used, pool words used
+F_ENTRIES, F_WORDS = 0, 1
+ENTRY_BYTES = 8 + 8 + 8 + 8  # hash, value, node, key offset
+START_ENTRIES = 1024
+
 
 @njit(cache=True)
-def check_and_insert(T, mkeys, mhashes, mused, mfval, mival, key, value, st, MAP_COUNT):
-    """Algorithm 6 without the trie/queue insertion: returns the slot for the new entry, or -1 if dominated.
+def key_len_bound(map_type, max_depth, n_words):
+    """Longest key a child of any queued prefix can have: ``max_depth + 2`` antecedent ids (a queued prefix is at
+    most one longer than the deepest expanded one) or ``n_words`` words of a captured vector."""
+    if map_type == MAP_CAPTURED:
+        return n_words
+    return max_depth + 2
 
-    ``value`` is compared with ``<``: ties keep the first-seen ordering, as in the reference.
+
+@njit(cache=True)
+def map_short(index, ehash, pool, fill, m, key_len):
+    """Whether the map lacks room for one more expansion: up to ``m`` new entries of ``key_len`` words each at an
+    index load of at most 1/2."""
+    return (2 * (fill[F_ENTRIES] + m) > index.shape[0] or fill[F_ENTRIES] + m > ehash.shape[0]
+            or fill[F_WORDS] + m * (key_len + 1) > pool.shape[0])
+
+
+@njit(cache=True)
+def sort_prefix(prefix, depth, sp):
+    """``sp[:depth]`` = the antecedent ids of ``prefix[:depth]`` in increasing order (insertion sort: prefixes are
+    short)."""
+    for k in range(depth):
+        v = prefix[k]
+        j = k
+        while j > 0 and sp[j - 1] > v:
+            sp[j] = sp[j - 1]
+            j -= 1
+        sp[j] = v
+
+
+@njit(cache=True)
+def prefix_key(sp, depth, s, key):
+    """Write the permutation-map key of prefix ``sp[:depth]`` extended by antecedent ``s`` (its sorted ids) into
+    ``key``; returns the key length ``depth + 1``."""
+    j = 0
+    while j < depth and sp[j] < s:
+        key[j] = np.uint64(sp[j])
+        j += 1
+    key[j] = np.uint64(s)
+    while j < depth:
+        key[j + 1] = np.uint64(sp[j])
+        j += 1
+    return depth + 1
+
+
+@njit(cache=True)
+def check_and_insert(T, index, ehash, fval, ival, eoff, pool, fill, key, klen, value, st, MAP_COUNT):
+    """Algorithm 6 without the trie/queue insertion: returns the entry for the new node, or -1 if dominated.
+
+    ``value`` is compared with ``<``: ties keep the first-seen ordering, as in the reference.  The caller
+    guarantees room (:func:`map_short` is false).
     """
-    h = hash_words(key)
-    slot = ht_find(mkeys, mhashes, mused, key, h)
-    if slot >= 0:
-        if mfval[slot] <= value:
+    h = hash_words(key[:klen])
+    e = find_pooled(index, ehash, eoff, pool, key, klen, h)
+    if e >= 0:
+        if fval[e] <= value:
             return -1
-        old = mival[slot]
-        if old >= 0 and T[old, STATE] != FREE and T[old, MAPSLOT] == slot:
+        old = ival[e]
+        if old >= 0 and T[old, STATE] != FREE and T[old, MAPSLOT] == e:
             T[old, DELETED] = 1
     else:
+        index_put(index, e, fill[F_ENTRIES])
+        e = fill[F_ENTRIES]
+        off = fill[F_WORDS]
+        pool[off] = np.uint64(klen)
+        for i in range(klen):
+            pool[off + 1 + i] = key[i]
+        ehash[e] = h
+        eoff[e] = off
+        fill[F_ENTRIES] += 1
+        fill[F_WORDS] += klen + 1
         st[MAP_COUNT] += 1
-    return ht_put(mkeys, mhashes, mused, mfval, mival, slot, key, h, value, -1)
+    fval[e] = value
+    ival[e] = -1
+    return e
+
+
+class SymmetryMap:
+    """The arrays of one symmetry-aware map and their growth; ``arrays()`` is what the kernel takes."""
+
+    def __init__(self, map_type: int, entries: int = START_ENTRIES, pool_words: int = 4 * START_ENTRIES):
+        self.map_type = map_type
+        if map_type == MAP_NONE:
+            entries, pool_words = 1, 1
+        self.index = new_index(2 * entries)
+        self.ehash = np.zeros(entries, dtype=np.uint64)
+        self.fval = np.zeros(entries, dtype=np.float64)
+        self.ival = np.zeros(entries, dtype=np.int64)
+        self.eoff = np.zeros(entries, dtype=np.int64)
+        self.pool = np.zeros(pool_words, dtype=np.uint64)
+        self.fill = np.zeros(2, dtype=np.int64)
+
+    def arrays(self) -> tuple:
+        return self.index, self.ehash, self.fval, self.ival, self.eoff, self.pool, self.fill
+
+    def nbytes(self) -> int:
+        return int(sum(a.nbytes for a in self.arrays()))
+
+    @property
+    def n_entries(self) -> int:
+        return int(self.fill[F_ENTRIES])
+
+    def short(self, m: int, key_len: int) -> bool:
+        return self.map_type != MAP_NONE and bool(map_short(self.index, self.ehash, self.pool, self.fill, m, key_len))
+
+    def _targets(self, m: int, key_len: int, doubled: bool) -> tuple[int, int, int]:
+        """(index slots, entries, pool words) for one more expansion; ``doubled`` at least doubles what grows."""
+        need_e = self.n_entries + m
+        need_w = int(self.fill[F_WORDS]) + m * (key_len + 1)
+        idx = max(self.index.shape[0], index_capacity(need_e))
+        ent = self.ehash.shape[0] if need_e <= self.ehash.shape[0] else need_e
+        words = self.pool.shape[0] if need_w <= self.pool.shape[0] else need_w
+        if doubled:
+            idx = idx if idx == self.index.shape[0] else max(idx, 2 * self.index.shape[0])
+            ent = ent if ent == self.ehash.shape[0] else max(ent, 2 * self.ehash.shape[0])
+            words = words if words == self.pool.shape[0] else max(words, 2 * self.pool.shape[0])
+        return idx, ent, words
+
+    def _added_bytes(self, targets: tuple[int, int, int]) -> int:
+        idx, ent, words = targets
+        return ((idx - self.index.shape[0]) * SLOT_BYTES + (ent - self.ehash.shape[0]) * ENTRY_BYTES
+                + (words - self.pool.shape[0]) * 8)
+
+    def growth_bytes(self, m: int, key_len: int) -> tuple[int, int]:
+        """Bytes added by the smallest growth that makes room for one more expansion, and by the preferred one
+        (every short array at least doubled, so growth is amortised)."""
+        return (self._added_bytes(self._targets(m, key_len, False)),
+                self._added_bytes(self._targets(m, key_len, True)))
+
+    def grow(self, m: int, key_len: int, room: int | None, stop: Stop = None) -> bool:
+        """Make room for one more expansion within ``room`` added bytes (None = unlimited): the doubled growth if
+        it fits, else the smallest; False (nothing changed) when even that does not fit.  Raises
+        :class:`~optbb.common.growth.GrowthStopped` once ``stop()`` is true; arrays are replaced whole, so a
+        stopped growth leaves a consistent map."""
+        targets = self._targets(m, key_len, True)
+        if room is not None and self._added_bytes(targets) > room:
+            targets = self._targets(m, key_len, False)
+            if self._added_bytes(targets) > room:
+                return False
+        idx, ent, words = targets
+        if ent != self.ehash.shape[0]:
+            self.ehash, self.fval, self.ival, self.eoff = (grow(self.ehash, ent, stop), grow(self.fval, ent, stop),
+                                                           grow(self.ival, ent, stop), grow(self.eoff, ent, stop))
+        if words != self.pool.shape[0]:
+            self.pool = grow(self.pool, words, stop)
+        if idx != self.index.shape[0]:
+            self.index = reindex(self.ehash, self.n_entries, idx, stop)
+        return True

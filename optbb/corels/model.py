@@ -1,25 +1,42 @@
 """``RuleList``: the model CORELS returns, with prediction, per-rule statistics and text output."""
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from ..common.formats import (as_counts, as_float, as_int, as_list, as_str_list, dot_chain, dumps, latex_chain,
+                              latex_escape, literals, loads, plain, reader)
 
 
 @dataclass
 class Rule:
-    """One rule ``antecedent -> prediction`` with its training statistics in context."""
+    """One rule ``antecedent -> prediction`` with its training statistics in context.
+
+    ``features`` / ``negated``: the antecedent as a conjunction of literals over the raw feature columns (the
+    list's ``feature_names``), so the rule can be evaluated on raw features, e.g. after a JSON round trip.
+    """
 
     antecedent: int
     name: str
     prediction: int
     n_captured: int = 0
     n_correct: int = 0
+    features: tuple[int, ...] = ()
+    negated: tuple[bool, ...] = ()
+    class_counts: list | None = None  # training samples of each class the rule captures (None: derive, binary)
 
     @property
     def accuracy(self) -> float:
         return self.n_correct / self.n_captured if self.n_captured else float("nan")
+
+    def evaluate(self, X: np.ndarray) -> np.ndarray:
+        """Boolean vector: the rows of a raw 0/1 feature matrix that satisfy the antecedent."""
+        out = np.ones(X.shape[0], dtype=bool)
+        for f, neg in zip(self.features, self.negated):
+            col = X[:, f] != 0
+            out &= ~col if neg else col
+        return out
 
 
 @dataclass
@@ -27,7 +44,8 @@ class RuleList:
     """An ordered list of rules followed by a default prediction.
 
     ``antecedent`` indices refer to the columns of the antecedent matrix the list was learned on; ``predict`` takes
-    such a matrix (the estimator translates raw features first).
+    such a matrix.  Each rule also holds its literals over the raw features (``feature_names``), so
+    ``predict_features`` works on raw 0/1 features without the miner (after a JSON round trip too).
     """
 
     rules: list[Rule]
@@ -39,6 +57,8 @@ class RuleList:
     objective: float = float("nan")
     regularization: float = float("nan")
     meta: dict = field(default_factory=dict)
+    feature_names: list[str] = field(default_factory=list)
+    default_class_counts: list | None = None  # training samples of each class reaching the default rule
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -53,6 +73,63 @@ class RuleList:
             out[hit] = r.prediction
             open_ &= ~hit
         return out
+
+    def predict_features(self, X) -> np.ndarray:
+        """Labels (0/1) for the rows of a raw 0/1 feature matrix (columns in the order of ``feature_names``)."""
+        X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != len(self.feature_names):
+            raise ValueError(f"X must have {len(self.feature_names)} feature columns, got shape {X.shape}")
+        if any(not r.features for r in self.rules):
+            raise ValueError("this rule list does not know its antecedents' literals (an old JSON file?)")
+        out = np.full(X.shape[0], self.default_prediction, dtype=np.uint8)
+        open_ = np.ones(X.shape[0], dtype=bool)
+        for r in self.rules:
+            hit = open_ & r.evaluate(X)
+            out[hit] = r.prediction
+            open_ &= ~hit
+        return out
+
+    def attach_literals(self, antecedents, feature_names) -> None:
+        """Record each rule's literals (``antecedents[rule.antecedent]``, objects with ``features`` and
+        ``negated``) over the raw features ``feature_names``."""
+        for r in self.rules:
+            a = antecedents[r.antecedent]
+            r.features = tuple(int(f) for f in a.features)
+            r.negated = tuple(bool(n) for n in a.negated)
+        self.feature_names = [str(n) for n in feature_names]
+    def capture(self, A: np.ndarray) -> np.ndarray:
+        """Index of the rule that classifies each row of an antecedent matrix ``A`` (``len(self)``: the default)."""
+        A = np.asarray(A)
+        out = np.full(A.shape[0], len(self.rules), dtype=np.int64)
+        open_ = np.ones(A.shape[0], dtype=bool)
+        for k, r in enumerate(self.rules):
+            hit = open_ & (A[:, r.antecedent] != 0)
+            out[hit] = k
+            open_ &= ~hit
+        return out
+
+    def class_counts(self) -> np.ndarray:
+        """``(len(self) + 1, K)`` training class counts of each rule, the default rule last.
+
+        Lists fitted by optbb store them; lists built by hand or read from an older JSON without them fall back to
+        the binary counts their ``n_captured`` / ``n_correct`` imply.
+        """
+        from ..common.proba import binary_counts
+
+        stored = [r.class_counts for r in self.rules] + [self.default_class_counts]
+        if all(c is not None for c in stored):
+            return np.asarray(stored, dtype=np.float64).reshape(len(stored), -1)
+        n = [r.n_captured for r in self.rules] + [self.default_captured]
+        e = [r.n_captured - r.n_correct for r in self.rules] + [self.default_captured - self.default_correct]
+        return binary_counts(n, e, [r.prediction for r in self.rules] + [self.default_prediction])
+
+    def predict_proba(self, A: np.ndarray) -> np.ndarray:
+        """Smoothed training class frequencies of the rule classifying each row of ``A`` (see
+        :mod:`optbb.common.proba`); the largest entry of each row is that rule's label."""
+        from ..common.proba import smoothed_probabilities
+
+        labels = [r.prediction for r in self.rules] + [self.default_prediction]
+        return smoothed_probabilities(self.class_counts(), labels)[self.capture(A)]
 
     def text(self) -> str:
         """Text like the reference CORELS output: ``if ({a}) then ({label}) / else if ... / else ({label})``."""
@@ -76,48 +153,76 @@ class RuleList:
     def __str__(self) -> str:
         return self.text()
 
+    # -- forms: dict / JSON / LaTeX / DOT ----------------------------------------------------------------------
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["label_names"] = list(self.label_names)
-        return d
+        """The one dict (and JSON) shape of a rule list: ``{"model": "RuleList", "rules": [...], ...}``; each rule
+        carries its literals (``features``, ``negated``) over ``feature_names``."""
+        rules = [{"antecedent": int(r.antecedent), "name": str(r.name), "prediction": int(r.prediction),
+                  "n_captured": int(r.n_captured), "n_correct": int(r.n_correct),
+                  "features": [int(f) for f in r.features], "negated": [bool(n) for n in r.negated],
+                  "class_counts": plain(r.class_counts)}
+                 for r in self.rules]
+        return {"model": "RuleList", "rules": rules, "default_prediction": int(self.default_prediction),
+                "label_names": [str(x) for x in self.label_names], "default_captured": int(self.default_captured),
+                "default_correct": int(self.default_correct), "n_samples": int(self.n_samples),
+                "objective": plain(float(self.objective)), "regularization": plain(float(self.regularization)),
+                "meta": plain(self.meta), "feature_names": [str(n) for n in self.feature_names],
+                "default_class_counts": plain(self.default_class_counts)}
 
     @classmethod
+    @reader("RuleList")
     def from_dict(cls, d: dict) -> "RuleList":
-        d = dict(d)
-        d["rules"] = [Rule(**r) for r in d["rules"]]
-        d["label_names"] = tuple(d["label_names"])
-        return cls(**d)
+        """The rule list ``to_dict`` describes; a ValueError on anything malformed."""
+        names = as_str_list(d.get("feature_names", []), "feature_names")
+        labels = as_str_list(d["label_names"], "label_names")
+        if len(labels) != 2:
+            raise ValueError(f"label_names must hold two names, got {labels}")
+        rules = []
+        for k, r in enumerate(as_list(d["rules"], "rules")):
+            what = f"rule {k}"
+            feats, neg = literals(r.get("features", []), r.get("negated", []), len(names), what)
+            if not isinstance(r["name"], str):
+                raise ValueError(f"{what}: name must be a string")
+            rules.append(Rule(as_int(r["antecedent"], f"{what} antecedent", 0), r["name"],
+                              as_int(r["prediction"], f"{what} prediction", 0, 1),
+                              as_int(r.get("n_captured", 0), f"{what} n_captured", 0),
+                              as_int(r.get("n_correct", 0), f"{what} n_correct", 0), feats, neg,
+                              as_counts(r.get("class_counts"), f"{what} class_counts")))
+        meta = d.get("meta", {})
+        if not isinstance(meta, dict):
+            raise ValueError("meta must be an object")
+        return cls(rules, as_int(d["default_prediction"], "default_prediction", 0, 1), tuple(labels),
+                   as_int(d.get("default_captured", 0), "default_captured", 0),
+                   as_int(d.get("default_correct", 0), "default_correct", 0),
+                   as_int(d.get("n_samples", 0), "n_samples", 0), as_float(d.get("objective"), "objective"),
+                   as_float(d.get("regularization"), "regularization"), meta, names,
+                   as_counts(d.get("default_class_counts"), "default_class_counts"))
 
-    def to_json(self) -> str:
+    def to_json(self, indent: int | None = 2) -> str:
         """JSON text; ``RuleList.from_json`` (or ``optbb.export.from_json``) rebuilds an identical list."""
-        from ..export import to_json
-
-        return to_json(self)
+        return dumps(self.to_dict(), indent)
 
     @classmethod
     def from_json(cls, s: str) -> "RuleList":
-        d = json.loads(s)
-        if d.get("model") == "RuleList":
-            from ..export import rule_list_from_dict
-
-            return rule_list_from_dict(d)
-        return cls.from_dict(d)
+        return cls.from_dict(loads(s, "RuleList"))
 
     def to_latex(self) -> str:
         """``algorithmic`` environment, as the C++ CORELS ``-L`` option writes it."""
-        from ..export import to_latex
-
-        return to_latex(self)
+        lab = self.label_names
+        outs = [rf"\text{{prediction}} = \text{{{latex_escape(lab[r.prediction])}}}" for r in self.rules]
+        default = rf"\text{{prediction}} = \text{{{latex_escape(lab[self.default_prediction])}}}"
+        return latex_chain([r.name for r in self.rules], outs, default)
 
     def to_dot(self) -> str:
         """Graphviz DOT source: a chain of decisions."""
-        from ..export import to_dot
-
-        return to_dot(self)
+        outs = [f"predict {self.label_names[r.prediction]}" for r in self.rules]
+        return dot_chain([r.name for r in self.rules], outs, f"predict {self.label_names[self.default_prediction]}")
 
 
 def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, regularization: float) -> RuleList:
-    """The rule list a prefix determines on data ``(A, y)``: majority labels in context, ties predict 1."""
+    """The rule list a prefix determines on data ``(A, y)``: majority labels in context, ties predict 1.  Each rule's
+    literal is its own antecedent column (the raw features are ``A``'s columns until an estimator attaches the
+    mined literals)."""
     A = np.asarray(A)
     y = np.asarray(y).astype(np.int64)
     open_ = np.ones(A.shape[0], dtype=bool)
@@ -130,7 +235,7 @@ def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, re
         pred = 0 if (n - n1) > n1 else 1
         correct = n1 if pred == 1 else n - n1
         errors += n - correct
-        rules.append(Rule(int(a), names[a], pred, n, correct))
+        rules.append(Rule(int(a), names[a], pred, n, correct, (int(a),), (False,), [n - n1, n1]))
         open_ &= ~hit
     n1 = int(y[open_].sum())
     n = int(open_.sum())
@@ -138,4 +243,5 @@ def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, re
     dcorrect = n1 if dpred == 1 else n - n1
     errors += n - dcorrect
     objective = errors / A.shape[0] + regularization * len(rules)
-    return RuleList(rules, dpred, tuple(label_names), n, dcorrect, int(A.shape[0]), objective, regularization)
+    return RuleList(rules, dpred, tuple(label_names), n, dcorrect, int(A.shape[0]), objective, regularization,
+                    feature_names=[str(x) for x in names], default_class_counts=[n - n1, n1])

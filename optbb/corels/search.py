@@ -1,33 +1,42 @@
-"""CORELS branch and bound driver: owns the trie, queue and map arrays, runs the Numba kernel in chunks, enforces
-limits, handles Ctrl-C, records the trace and builds the ``SearchResult``."""
+"""CORELS branch and bound: the engine that owns the trie, queue and map arrays and runs the Numba kernel in chunks
+under the common search driver (:mod:`optbb.common.driver`), which enforces the limits, handles Ctrl-C, records
+the trace and builds the ``SearchResult``."""
 from __future__ import annotations
 
 from typing import Iterable
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
-from ..common.bitset import n_words, popcount
+from ..common import driver
+from ..common.bitset import popcount
 from ..common.data import BinaryDataset
-from ..common.growth import GrowthStopped, Stop, grow
-from ..common.hashtable import new_table, rehash, table_bytes
-from ..common.limits import Budget, InterruptGuard, Limits
-from ..common.progress import Progress
-from ..common.queue import policy_code
+from ..common.driver import run_search
+from ..common.growth import Stop, grow, row_bytes
+from ..common.limits import Budget, Limits
+from ..common.mining import MinedAntecedents, load_kernels, mine_antecedents, raw_points_bound
+from ..common.queue import grow_heap, new_heap, policy_code
 from ..common.result import SearchResult, Status
 from ..common.trace import TraceRecorder
-from ..common.validation import check_number
+from ..common.validation import NameList, check_number, check_params
 from . import kernel as K
-from .maps import MAP_CAPTURED, MAP_NONE, MAP_PREFIX, MAP_TYPES
+from .maps import MAP_TYPES, SymmetryMap, key_len_bound
 from .model import build_rule_list
 from .trie import B0, DEPTH, ERR, LEAF, MAPSLOT, NCAP, PARENT, RULE, STATE, new_trie
 
 POLICIES = ("bfs", "curiosity", "lower_bound", "objective", "dfs")
 ABLATIONS = ("support", "accurate_support", "lookahead", "equivalent_points", "prefix_length")
+FIRST_CHUNK_WORDS = 1 << 20  # antecedent words scanned by the first chunk (16 nodes at most)
+OPTION_CONSTRAINTS: dict = {  # solve's options, checked here and by CorelsClassifier
+    "policy": [StrOptions(set(POLICIES))],
+    "map_type": [StrOptions(set(MAP_TYPES))],
+    "ablation": [NameList(ABLATIONS)],
+}
 
 
 def check_regularization(value) -> float:
     """Lambda of the CORELS objective: a finite number >= 0, or a ValueError naming the problem."""
-    return check_number("regularization", value, lo=0)
+    return check_number("regularization", value, lo=0, caller="optbb.corels.solve")
 
 
 def check_ablation(ablation: Iterable[str], allowed: tuple[str, ...]) -> frozenset[str]:
@@ -40,13 +49,18 @@ def check_ablation(ablation: Iterable[str], allowed: tuple[str, ...]) -> frozens
     return names
 
 
-class _Search:
-    """All arrays of one CORELS search, and their growth under the memory limit."""
+class CorelsEngine:
+    """One CORELS search as a driver engine (:mod:`optbb.common.driver`): the trie, queue and map arrays, their
+    growth under the memory limit, the kernel chunk and the result.  A node is a prefix expanded
+    (``nodes_evaluated``)."""
+
+    name = "CORELS"
 
     def __init__(self, data: BinaryDataset, lam: float, policy: int, map_type: int, ablation: frozenset,
-                 budget: Budget):
+                 node_limit: int | None = None):
         self.data = data
         self.lam = lam
+        self.node_limit = node_limit
         self.n = data.n_samples
         self.rules = np.ascontiguousarray(data.bits)
         self.m, self.w = self.rules.shape
@@ -58,31 +72,25 @@ class _Search:
         self.cfg = np.array([policy, map_type, "support" not in ablation, "accurate_support" not in ablation,
                              "lookahead" not in ablation, equiv, "prefix_length" not in ablation], dtype=np.int64)
         self.lookahead = "lookahead" not in ablation
-        self.budget = budget
-        self.key_words = {MAP_NONE: 1, MAP_PREFIX: n_words(self.m), MAP_CAPTURED: self.w}[map_type]
         self.map_type = map_type
         cap = max(1024, 8 * self.m)
         self.T = new_trie(cap)
         self.free_list = np.zeros(cap, dtype=np.int32)
-        self.hkey = np.zeros(cap, dtype=np.float64)
-        self.hseq = np.zeros(cap, dtype=np.int64)
-        self.hitem = np.zeros(cap, dtype=np.int64)
-        self.table = new_table(2 * cap if map_type != MAP_NONE else 16, self.key_words)
+        self.heap = new_heap(cap)
+        self.map = SymmetryMap(map_type)  # starts small: its size follows the entries inserted, not M^2
         self.best_prefix = np.zeros(self.m + 1, dtype=np.int64)
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
         self.fst = np.zeros(1, dtype=np.float64)
-        self.peak_bytes = self.memory_bytes()
-        self._init_root()
+        self.gc_pending = False  # the incumbent improved since the last garbage collection
+        # a node's expansion scans every antecedent: with hundreds of thousands the first chunk is one node
+        self.first_work = max(1, min(16, FIRST_CHUNK_WORDS // max(1, self.m * self.w)))
 
-    def memory_bytes(self) -> int:
-        return int(self.T.nbytes + self.free_list.nbytes + self.hkey.nbytes + self.hseq.nbytes + self.hitem.nbytes
-                   + table_bytes(self.table) + self.best_prefix.nbytes)
-
-    def _init_root(self) -> None:
+    # -- driver protocol ---------------------------------------------------------------------------------------
+    def start(self) -> Status | None:
         n1 = int(self.data.y.sum())
         root_err = min(n1, self.n - n1)  # default label 1 on ties
-        self.fst[K.RC] = root_err / self.n
-        self.st[K.BEST_ERR] = root_err
+        self.fst[K.F_RC] = root_err / self.n
+        self.st[K.S_BEST_ERR] = root_err
         T = self.T
         T[0, PARENT] = -1
         T[0, RULE] = -1
@@ -92,75 +100,126 @@ class _Search:
         T[0, NCAP] = 0
         T[0, STATE] = LEAF
         T[0, MAPSLOT] = -1
-        self.st[K.HWM] = 1
-        self.st[K.LIVE] = 1
-        self.st[K.MAX_LIVE] = 1
-        self.st[K.HEAP_SIZE] = 1
-        self.st[K.SEQ] = 1
-        self.st[K.MAX_HEAP] = 1
-        self.hkey[0] = 0.0
-        self.hitem[0] = 0
+        for slot in (K.S_HWM, K.S_LIVE, K.S_MAX_LIVE, K.S_HEAP_SIZE, K.S_SEQ, K.S_MAX_HEAP):
+            self.st[slot] = 1
+        self.heap.key[0] = 0.0
+        self.heap.item[0] = 0
+        return None
 
-    def run(self, max_expansions: int, stop_on_improve: bool) -> int:
-        return K.run_chunk(self.rules, self.y1, self.z, self.n, self.lam, self.tail_mask, self.cfg, self.T,
-                           self.free_list, self.hkey, self.hseq, self.hitem, *self.table, self.st, self.fst,
-                           self.best_prefix, max_expansions, stop_on_improve)
+    def step(self, work: int) -> int:
+        """Expand up to ``work`` prefixes (fewer at the node limit); stops right after an improvement, and collects
+        the garbage that improvement made at the start of the next step (JMLR §5.5)."""
+        if self.gc_pending:
+            self.collect_garbage()
+        if self.node_limit is not None:
+            work = min(work, self.node_limit - int(self.st[K.S_EVALUATED]))
+        code = K.run_chunk(self.rules, self.y1, self.z, self.n, self.lam, self.tail_mask, self.cfg, self.T,
+                           self.free_list, self.heap.key, self.heap.seq, self.heap.item, *self.map.arrays(),
+                           self.st, self.fst, self.best_prefix, work, True)
+        if self.st[K.S_IMPROVED]:
+            self.gc_pending = True
+        if code == K.QUEUE_EMPTY:
+            return driver.DONE
+        if code == K.NEED_GROW:
+            return driver.NEED_MEMORY
+        if self.node_limit is not None and self.st[K.S_EVALUATED] >= self.node_limit:
+            return driver.NODE_LIMIT
+        return driver.RUNNING if code == K.BUDGET_DONE else driver.PAUSED
 
-    def collect_garbage(self) -> None:
-        K.collect_garbage(self.T, self.free_list, self.hkey, self.hseq, self.hitem, self.st, self.fst, self.n,
-                          self.lam, self.lookahead)
+    def nodes(self) -> int:
+        return int(self.st[K.S_EVALUATED])
+
+    def memory_bytes(self) -> int:
+        return int(self.T.nbytes + self.free_list.nbytes + sum(a.nbytes for a in self.heap) + self.map.nbytes()
+                   + self.best_prefix.nbytes)
+
+    def incumbent(self) -> float:
+        return float(self.fst[K.F_RC])
+
+    def improvements(self) -> int:
+        return int(self.st[K.S_N_IMPROVE])
+
+    def queue_size(self) -> int:
+        return int(self.st[K.S_HEAP_SIZE])
 
     def lower_bound(self) -> float:
-        return float(K.queue_lower_bound(self.T, self.hitem, self.st, self.fst, self.n, self.lam, self.lookahead))
+        return float(K.queue_lower_bound(self.T, self.heap.item, self.st, self.fst, self.n, self.lam,
+                                         self.lookahead))
 
-    def grow(self, stop: Stop = None) -> bool:
-        """Enlarge whatever lacks room for one more expansion; False when the memory limit forbids it.  Raises
-        :class:`GrowthStopped` once ``stop()`` is true (arrays already enlarged stay so; each is replaced whole)."""
+    def collect_garbage(self) -> None:
+        K.collect_garbage(self.T, self.free_list, self.heap.key, self.heap.seq, self.heap.item, self.st, self.fst,
+                          self.n, self.lam, self.lookahead)
+        self.gc_pending = False
+
+    def grow(self, cap_bytes: int | None, must_stop: Stop = None) -> bool:
+        """Enlarge whatever lacks room for one more expansion; False when ``cap_bytes`` forbids it.  Raises
+        :class:`GrowthStopped` once ``must_stop()`` is true (arrays already enlarged stay so; each is replaced
+        whole)."""
         m = self.m
-        trie_short = self.st[K.FREE_COUNT] + self.T.shape[0] - self.st[K.HWM] < m
-        heap_short = self.hkey.shape[0] - self.st[K.HEAP_SIZE] < m
-        map_short = self.map_type != MAP_NONE and 2 * (self.st[K.MAP_COUNT] + m) > self.table[2].shape[0]
-        node_bytes = self.T.shape[1] * 4 + 4
-        heap_bytes = 24
-        slot_bytes = self.key_words * 8 + 8 + 1 + 8 + 8
+        trie_short = self.st[K.S_FREE_COUNT] + self.T.shape[0] - self.st[K.S_HWM] < m
+        heap_short = self.heap.key.shape[0] - self.st[K.S_HEAP_SIZE] < m
+        key_len = int(key_len_bound(self.map_type, self.st[K.S_MAX_DEPTH], self.w))
+        map_short = self.map.short(m, key_len)
+        map_min, map_pref = self.map.growth_bytes(m, key_len) if map_short else (0, 0)
         extra = {}
         if trie_short:
-            extra["trie"] = (self.T.shape[0], node_bytes)
+            extra["trie"] = (self.T.shape[0], row_bytes(self.T) + row_bytes(self.free_list))
         if heap_short:
-            extra["heap"] = (self.hkey.shape[0], heap_bytes)
-        if map_short:
-            extra["map"] = (self.table[2].shape[0], slot_bytes)
+            extra["heap"] = (self.heap.key.shape[0], sum(row_bytes(a) for a in self.heap))
         added = sum(cap * unit for cap, unit in extra.values())
         current = self.memory_bytes()
-        limit = self.budget.limits.memory_limit
-        if limit is not None and current + added > limit:
-            if "map" in extra:
-                return False  # the map can only double
-            room = limit - current
-            per_unit = sum(unit for _, unit in extra.values())
-            units = room // per_unit
-            if units < 2 * m:
+        room = None
+        if cap_bytes is not None and current + added + map_pref > cap_bytes:
+            room = cap_bytes - current - map_min  # the map needs at least its minimum; the trie and heap share the rest
+            if room < 0:
                 return False
-            extra = {k: (units, unit) for k, (_, unit) in extra.items()}
-        try:
-            for name, (cap, _) in extra.items():
-                if name == "trie":
-                    new = self.T.shape[0] + cap
-                    self.T, self.free_list = grow(self.T, new, stop), grow(self.free_list, new, stop)
-                elif name == "heap":
-                    new = self.hkey.shape[0] + cap
-                    self.hkey, self.hseq, self.hitem = (grow(self.hkey, new, stop), grow(self.hseq, new, stop),
-                                                        grow(self.hitem, new, stop))
-                else:
-                    self.table = rehash(self.table, 2 * self.table[2].shape[0], stop)
-        finally:  # also when stopped after a part grew
-            self.peak_bytes = max(self.peak_bytes, self.memory_bytes())
+            if extra:
+                per_unit = sum(unit for _, unit in extra.values())
+                units = min(room // per_unit, max(cap for cap, _ in extra.values()))
+                if units < 2 * m:
+                    return False
+                extra = {k: (units, unit) for k, (_, unit) in extra.items()}
+                room -= units * per_unit
+            room += map_min
+        for part, (cap, _) in extra.items():
+            if part == "trie":
+                new = self.T.shape[0] + cap
+                self.T, self.free_list = grow(self.T, new, must_stop), grow(self.free_list, new, must_stop)
+            else:
+                self.heap = grow_heap(self.heap, self.heap.key.shape[0] + cap, must_stop)
+        if map_short and not self.map.grow(m, key_len, room, must_stop):
+            return False
         return True
+
+    def finish(self, status: Status):
+        if self.gc_pending and status is not Status.TIME_LIMIT:
+            self.collect_garbage()
+        st = self.st
+        data = self.data
+        prefix = [int(a) for a in self.best_prefix[: st[K.S_BEST_LEN]]]
+        model = build_rule_list(data.X, data.y, prefix, data.feature_names, data.label_names, self.lam)
+        objective = float(self.fst[K.F_RC])
+        lower = objective if status is Status.OPTIMAL else min(objective, self.lower_bound())
+        counters = {
+            "lower_bound_evaluations": int(st[K.S_LB_EVALS]),
+            "queue_insertions": int(st[K.S_INSERTIONS]),
+            "max_queue_size": int(st[K.S_MAX_HEAP]),
+            "cache_size": int(st[K.S_MAX_LIVE]),
+            "nodes_evaluated": int(st[K.S_EVALUATED]),
+            "queue_pops": int(st[K.S_POPS]),
+            "discarded_pops": int(st[K.S_DISCARDED]),
+            "max_prefix_length": int(st[K.S_MAX_DEPTH]) + 1 if st[K.S_EVALUATED] else 0,
+            "map_size": int(st[K.S_MAP_COUNT]),
+            "improvements": int(st[K.S_N_IMPROVE]),
+            "n_antecedents": self.m,
+            "n_samples": self.n,
+        }
+        return model, objective, lower, counters
 
 
 def solve(data: BinaryDataset, regularization: float = 0.01, policy: str = "lower_bound", map_type: str = "prefix",
           ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
-          memory_limit: int | str | None = None, *, verbose: int = 0) -> SearchResult:
+          memory_limit: int | str | None = "auto", *, verbose: int = 0) -> SearchResult:
     """Certifiably optimal rule list over the antecedent columns of ``data`` (CORELS, Angelino et al. 2018).
 
     Minimises ``misclassification rate + regularization * (number of rules)``.  ``policy`` orders the queue ("bfs",
@@ -168,110 +227,91 @@ def solve(data: BinaryDataset, regularization: float = 0.01, policy: str = "lowe
     permutation map of Cor. 16, "captured" = captured-vector map of Thm 15); ``ablation`` switches bounds off
     ("support" = Thm 10, "accurate_support" = Thm 11, "lookahead" = Lemma 2, "equivalent_points" = Thm 20,
     "prefix_length" = Thm 4).  ``node_limit`` caps the number of prefixes expanded; ``memory_limit`` (bytes or a
-    string like "2G") caps the trie, queue and map.  The result's status says whether the model is certified.
+    string like "2G"; default "auto", half of the physical memory; None for no cap) caps the trie, queue and
+    map.  The result's status says whether the model is certified.
     """
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
-    lam = check_regularization(regularization)
-    if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}; choose one of {list(POLICIES)}")
-    if map_type not in MAP_TYPES:
-        raise ValueError(f"unknown map_type {map_type!r}; choose one of {list(MAP_TYPES)}")
-    ablation = check_ablation(ablation, ABLATIONS)
+    lam, ablation = _check_options(regularization, policy, map_type, ablation)
     if data.sample_weight is not None and not np.allclose(data.sample_weight, data.sample_weight[0]):
         raise ValueError("CORELS does not support non-uniform sample weights")
     limits = Limits(time_limit, node_limit, memory_limit)
+    engine = CorelsEngine(data, lam, policy_code(policy, POLICIES), MAP_TYPES[map_type], ablation,
+                          limits.node_limit)
+    if limits.memory_limit is not None and engine.memory_bytes() > limits.memory_limit:
+        raise StartMemoryError(f"memory_limit {limits.memory_limit} bytes is below the {engine.memory_bytes()} "
+                               "bytes the search needs to start")
+    return run_search(engine, limits, verbose)
+
+
+class StartMemoryError(ValueError):
+    """The memory limit is below what the search needs to start."""
+
+
+def _check_options(regularization, policy: str, map_type: str, ablation) -> tuple[float, frozenset]:
+    lam = check_regularization(regularization)
+    check_params(OPTION_CONSTRAINTS, {"policy": policy, "map_type": map_type, "ablation": ablation},
+                 "optbb.corels.solve")
+    return lam, check_ablation(ablation, ABLATIONS)
+
+
+def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
+                   negations: bool = True, policy: str = "lower_bound", map_type: str = "prefix",
+                   ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
+                   memory_limit: int | str | None = None, *, verbose: int = 0
+                   ) -> tuple[MinedAntecedents, SearchResult]:
+    """Mine the antecedents of the feature data ``data`` (:func:`~optbb.common.mining.mine_antecedents`), then
+    :func:`solve` over them, both under one set of limits: mining time counts toward ``time_limit``, the mined
+    arrays toward ``memory_limit``, and Ctrl-C stops either.
+
+    When a limit ends the mining (or leaves nothing for the search), no search runs: the result is the empty rule
+    list with that status and a lower bound valid for the complete antecedent set, the equivalent points bound over
+    identical feature rows (:func:`~optbb.common.mining.raw_points_bound`).  A list found on a truncated antecedent
+    set is never reported OPTIMAL.  Counters ``mining_time`` and ``mining_bytes`` are added; ``total_time``
+    includes the mining.
+    """
+    lam, ablation = _check_options(regularization, policy, map_type, ablation)
+    limits = Limits(time_limit, node_limit, memory_limit)
+    load_kernels()
     budget = Budget(limits)
-    search = _Search(data, lam, policy_code(policy, POLICIES), MAP_TYPES[map_type], ablation, budget)
-    if limits.memory_limit is not None and search.memory_bytes() > limits.memory_limit:
-        raise ValueError(f"memory_limit {limits.memory_limit} bytes is below the {search.memory_bytes()} bytes the "
-                         "search needs to start")
-    return _drive(search, budget, verbose)
+    mined = mine_antecedents(data, max_card, min_support, negations, budget=budget)
+    status = mined.status
+    if status is None:
+        rest_time = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
+        rest_memory = None if limits.memory_limit is None else limits.memory_limit - mined.nbytes
+        if rest_time is not None and rest_time <= 0:
+            status = Status.TIME_LIMIT
+        elif rest_memory is not None and rest_memory <= 0:
+            status = Status.MEMORY_LIMIT
+        else:
+            try:
+                result = solve(mined.data, lam, policy, map_type, ablation, rest_time, limits.node_limit,
+                               rest_memory, verbose=verbose)
+            except StartMemoryError:
+                status = Status.MEMORY_LIMIT
+            else:
+                result.counters.update(mining_time=mined.elapsed, mining_bytes=mined.nbytes,
+                                       total_time=budget.elapsed())
+                return mined, result
+    return mined, unsearched_result(data, mined, lam, status, budget.elapsed())
 
 
-def _drive(search: _Search, budget: Budget, verbose: int) -> SearchResult:
+def unsearched_result(data: BinaryDataset, mined: MinedAntecedents, lam: float, status: Status,
+                      elapsed: float) -> SearchResult:
+    """The result when no search ran: the empty rule list (majority label), ``status``, and the lower bound
+    ``min(objective, raw equivalent points bound)`` valid for every antecedent set over the features of ``data``."""
+    n = data.n_samples
+    n1 = int(data.y.sum())
+    X = mined.data.X if mined.data is not None else np.zeros((n, 0), dtype=np.uint8)
+    names = mined.data.feature_names if mined.data is not None else []
+    model = build_rule_list(X, data.y, [], names, data.label_names, lam)
+    objective = min(n1, n - n1) / n
+    lower = min(objective, raw_points_bound(data))
     trace = TraceRecorder()
-    progress = Progress(verbose, "CORELS")
-    st = search.st
-    time_to_opt = 0.0
-    chunk = 16
-    status = None
-    gc_pending = False  # the incumbent improved since the last garbage collection
-    lb = 0.0
-    trace.record(0.0, search.fst[K.RC], lb, 1, 0)
-    with InterruptGuard() as guard:
-        while status is None:
-            t0 = budget.elapsed()
-            todo = min(chunk, budget.remaining_nodes(int(st[K.EVALUATED])))
-            code = search.run(todo, True)
-            dt = budget.elapsed() - t0
-            if st[K.IMPROVED]:
-                time_to_opt = budget.elapsed()
-                gc_pending = True
-            if gc_pending and code != K.QUEUE_EMPTY and budget.remaining_time() > 0:
-                search.collect_garbage()
-                gc_pending = False
-            if code == K.QUEUE_EMPTY:
-                status = Status.OPTIMAL
-                break
-            if code == K.NEED_GROW:
-                status = _limit_status(budget, search, guard)  # a limit already reached ends the search ungrown
-                try:
-                    if status is None and not search.grow(lambda: budget.must_stop(guard)):
-                        status = Status.MEMORY_LIMIT
-                except GrowthStopped:
-                    pass  # the time limit or Ctrl-C arrived during the growth: reported by the check below
-            elif code == K.BUDGET_DONE:
-                chunk = _next_chunk(chunk, dt, budget)
-            if status is None:
-                status = _limit_status(budget, search, guard)
-            now = budget.elapsed()
-            if trace.due(now):
-                lb = trace.sample(now, search.fst[K.RC], search.lower_bound, int(st[K.HEAP_SIZE]),
-                                  int(st[K.EVALUATED]))
-            progress.update(int(st[K.EVALUATED]), search.fst[K.RC], lb, int(st[K.HEAP_SIZE]), search.memory_bytes())
-    progress.close()
-    return _result(search, status, budget, trace, time_to_opt)
-
-
-def _next_chunk(chunk: int, dt: float, budget: Budget) -> int:
-    target = min(0.2, max(0.005, budget.remaining_time() / 4))
-    if dt <= 0:
-        return chunk * 4
-    return int(max(1, min(chunk * 4, chunk * target / dt)))
-
-
-def _limit_status(budget: Budget, search: _Search, guard: InterruptGuard) -> Status | None:
-    if guard.interrupted:
-        return Status.INTERRUPTED
-    return budget.exceeded(int(search.st[K.EVALUATED]), search.memory_bytes())
-
-
-def _result(search: _Search, status: Status, budget: Budget, trace: TraceRecorder, time_to_opt: float):
-    st = search.st
-    data = search.data
-    prefix = [int(a) for a in search.best_prefix[: st[K.BEST_LEN]]]
-    model = build_rule_list(data.X, data.y, prefix, data.feature_names, data.label_names, search.lam)
-    objective = float(search.fst[K.RC])
-    lower = objective if status is Status.OPTIMAL else min(objective, search.lower_bound())
-    total = budget.elapsed()
-    if trace.last_lower_bound() != lower:
-        trace.record(total, objective, lower, int(st[K.HEAP_SIZE]), int(st[K.EVALUATED]))
-    counters = {
-        "lower_bound_evaluations": int(st[K.LB_EVALS]),
-        "queue_insertions": int(st[K.INSERTIONS]),
-        "max_queue_size": int(st[K.MAX_HEAP]),
-        "cache_size": int(st[K.MAX_LIVE]),
-        "nodes_evaluated": int(st[K.EVALUATED]),
-        "queue_pops": int(st[K.POPS]),
-        "discarded_pops": int(st[K.DISCARDED]),
-        "max_prefix_length": int(st[K.MAX_DEPTH]) + 1 if st[K.EVALUATED] else 0,
-        "map_size": int(st[K.MAP_COUNT]),
-        "improvements": int(st[K.N_IMPROVE]),
-        "time_to_optimum": time_to_opt,
-        "total_time": total,
-        "memory_bytes": int(search.peak_bytes),
-        "n_antecedents": search.m,
-        "n_samples": search.n,
-    }
+    trace.record(elapsed, objective, lower, 0, 0)
+    counters = dict.fromkeys(("lower_bound_evaluations", "queue_insertions", "max_queue_size", "cache_size",
+                              "nodes_evaluated", "queue_pops", "discarded_pops", "max_prefix_length", "map_size",
+                              "improvements", "memory_bytes", "nodes"), 0)
+    counters.update(time_to_optimum=0.0, total_time=elapsed, n_antecedents=len(mined.antecedents), n_samples=n,
+                    mining_time=mined.elapsed, mining_bytes=mined.nbytes)
     return SearchResult(model, objective, lower, status, counters, trace.frame())

@@ -25,25 +25,25 @@ def new_trie(capacity: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def alloc_node(T, free_list, st, FREE_COUNT, HWM):
+def alloc_node(T, free_list, st, S_FREE_COUNT, S_HWM):
     """Id of a fresh node (reusing freed ids first).  The caller guarantees capacity."""
-    if st[FREE_COUNT] > 0:
-        st[FREE_COUNT] -= 1
-        return np.int64(free_list[st[FREE_COUNT]])
-    node = st[HWM]
-    st[HWM] += 1
+    if st[S_FREE_COUNT] > 0:
+        st[S_FREE_COUNT] -= 1
+        return np.int64(free_list[st[S_FREE_COUNT]])
+    node = st[S_HWM]
+    st[S_HWM] += 1
     return node
 
 
 @njit(cache=True)
-def prune_up(T, free_list, st, FREE_COUNT, LIVE, node):
+def prune_up(T, free_list, st, S_FREE_COUNT, S_LIVE, node):
     """Free ``node`` and every ancestor left childless and already expanded (JMLR §5.5)."""
     while True:
         parent = T[node, PARENT]
         T[node, STATE] = FREE
-        free_list[st[FREE_COUNT]] = node
-        st[FREE_COUNT] += 1
-        st[LIVE] -= 1
+        free_list[st[S_FREE_COUNT]] = node
+        st[S_FREE_COUNT] += 1
+        st[S_LIVE] -= 1
         if parent < 0:
             return
         T[parent, NCHILD] -= 1

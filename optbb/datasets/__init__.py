@@ -4,7 +4,8 @@ The files live in ``optbb/datasets/data/`` (origins, licences and checksums in `
 
 * ``corels/``: the CORELS ProPublica COMPAS train/test split (KDD 2017 set, fold 0) in the CORELS text format;
 * ``osdt/``: OSDT's binarised data sets (COMPAS, MONK 1-3, tic-tac-toe, car evaluation), gzip-compressed;
-* ``frl/``: UCI bank-full as FRL item lists (reconstructed discretisation) and its labels.
+* ``frl/``: UCI bank-full as FRL item lists (reconstructed discretisation) and its labels;
+* ``adult/``: a random sample of UCI Adult (raw numeric and categorical columns) for the continuous-data tutorial.
 
 FICO HELOC data is never bundled: FICO's terms forbid redistributing it.  ``load_osdt("fico", path=...)`` reads a
 copy you obtained yourself.  The ProPublica raw CSV is not bundled either; ``optbb.datasets.propublica`` builds the
@@ -13,86 +14,18 @@ CORELS cross-validation folds from it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..common.data import BinaryDataset, read_corels, read_osdt_csv
+from .bank import items_to_dataset, load_bank_full, read_bank_items
+from .registry import _FICO_MESSAGE, DATA_DIR, OSDT_NAMES, data_files, data_path, list_datasets
 
-DATA_DIR = Path(__file__).resolve().parent / "data"
-
-
-@dataclass(frozen=True)
-class _Entry:
-    description: str
-    files: tuple[str, ...]  # relative to DATA_DIR; the first one is the main file
-
-
-_DATASETS: dict[str, _Entry] = {
-    "corels-compas-train": _Entry(
-        "ProPublica COMPAS, CORELS format: 6,489 training samples x 155 mined antecedents (+ .label, .minor)",
-        ("corels/compas_train.out.gz", "corels/compas_train.label", "corels/compas_train.minor")),
-    "corels-compas-test": _Entry(
-        "ProPublica COMPAS, CORELS format: 721 test samples x the same 155 antecedents (+ .label)",
-        ("corels/compas_test.out.gz", "corels/compas_test.label")),
-    "osdt-compas": _Entry(
-        "ProPublica COMPAS, OSDT binarisation: 6,907 samples x 12 binary features",
-        ("osdt/compas-binary.csv.gz",)),
-    "osdt-monk1": _Entry("UCI MONK's problem 1 (train set), one-hot: 124 samples x 11 features",
-                         ("osdt/monk1-train.csv.gz",)),
-    "osdt-monk2": _Entry("UCI MONK's problem 2 (train set), one-hot: 169 samples x 11 features",
-                         ("osdt/monk2-train.csv.gz",)),
-    "osdt-monk3": _Entry("UCI MONK's problem 3 (train set), one-hot: 122 samples x 11 features",
-                         ("osdt/monk3-train.csv.gz",)),
-    "osdt-tic-tac-toe": _Entry("UCI Tic-Tac-Toe endgame, one-hot: 958 samples x 18 features",
-                               ("osdt/tic-tac-toe.csv.gz",)),
-    "osdt-car": _Entry("UCI Car Evaluation, one-hot: 1,728 samples x 15 features",
-                       ("osdt/car-evaluation.csv.gz",)),
-    "frl-bank-full": _Entry(
-        "UCI Bank Marketing (bank-full) as FRL item lists: 45,211 samples x 12 items each (+ labels)",
-        ("frl/bank-full_items.txt.gz", "frl/bank-full_all.Y.gz")),
-}
-
-OSDT_NAMES = ("compas", "monk1", "monk2", "monk3", "tic-tac-toe", "car")
-
-_FICO_MESSAGE = (
-    "the FICO HELOC data set is not bundled with optbb: FICO's data terms forbid redistributing it (OSDT's "
-    "binarisation included). Obtain it yourself (e.g. the OSDT repository's data/preprocessed/fico_binary.csv, "
-    "or the raw HELOC file from the FICO Explainable Machine Learning Challenge) and call "
-    "load_osdt('fico', path=...)."
-)
-
-
-def list_datasets() -> dict[str, str]:
-    """Names of the bundled data sets, each with a one-line description, in a stable order."""
-    return {name: entry.description for name, entry in _DATASETS.items()}
-
-
-def _entry(name: str) -> _Entry:
-    if name in _DATASETS:
-        return _DATASETS[name]
-    if "fico" in name.lower():
-        raise ValueError(_FICO_MESSAGE)
-    raise ValueError(f"unknown data set {name!r}; bundled data sets: {', '.join(_DATASETS)}")
-
-
-def data_path(name: str) -> Path:
-    """Path of a bundled file.
-
-    ``name`` is a data set name from ``list_datasets()`` (its main file is returned; ``data_files`` lists the
-    companion files too) or a file path relative to the data folder, e.g. ``"corels/compas_train.label"``.
-    """
-    if any(name in entry.files for entry in _DATASETS.values()):
-        return DATA_DIR / name
-    return DATA_DIR / _entry(name).files[0]
-
-
-def data_files(name: str) -> list[Path]:
-    """All bundled files of data set ``name`` (main file first)."""
-    return [DATA_DIR / f for f in _entry(name).files]
-
+ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+                 "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
+                 "income")
 
 def load_compas_corels(split: str = "train") -> BinaryDataset:
     """The CORELS ProPublica COMPAS split shipped with CORELS (``split`` is ``"train"`` or ``"test"``).
@@ -140,12 +73,7 @@ def load_bank_full_items(as_frame: bool = False) -> tuple[list[list[str]] | pd.D
     distinct item, in order of first appearance.  ``y`` is a ``uint8`` array, 1 = subscribed a term deposit
     (5,289 positives).
     """
-    from ..frl.data import read_items, read_labels
-
-    items_path, labels_path = data_files("frl-bank-full")
-    items, y = read_items(items_path), read_labels(labels_path)
-    if len(items) != len(y):
-        raise ValueError(f"{items_path} has {len(items)} rows but {labels_path} has {len(y)} labels")
+    items, y = read_bank_items()
     if not as_frame:
         return items, y
     columns: dict[str, int] = {}
@@ -159,12 +87,37 @@ def load_bank_full_items(as_frame: bool = False) -> tuple[list[list[str]] | pd.D
     return pd.DataFrame(X, columns=list(columns)), y
 
 
+def load_adult(split: str = "train", path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, pd.Series]:
+    """UCI Adult as ``(X, y)``: ``X`` the 14 raw columns (numeric and categorical, ``?`` kept as a category),
+    ``y`` the income class, ``"<=50K"`` or ``">50K"`` (the test file's trailing periods removed).
+
+    Without ``path``: the bundled random sample (5,000 rows of ``adult.data`` for ``"train"``, 2,500 of
+    ``adult.test`` for ``"test"``; ``data/PROVENANCE.md`` says how they were drawn).  With ``path``: the folder
+    holding the UCI files ``adult.data`` and ``adult.test`` (all 32,561 / 16,281 rows).
+    """
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    if path is None:
+        df = pd.read_csv(data_files("adult")[0 if split == "train" else 1])
+    else:
+        f = Path(path) / ("adult.data" if split == "train" else "adult.test")
+        if not f.is_file():
+            raise FileNotFoundError(f"path {os.fspath(path)!r} holds no {f.name} (the UCI Adult files)")
+        df = pd.read_csv(f, names=list(ADULT_COLUMNS), skipinitialspace=True, comment="|")
+        df["income"] = df["income"].str.rstrip(".")
+    return df.drop(columns="income"), df["income"].rename("income")
+
+
 __all__ = [
+    "ADULT_COLUMNS",
     "DATA_DIR",
     "OSDT_NAMES",
     "data_files",
     "data_path",
+    "items_to_dataset",
     "list_datasets",
+    "load_adult",
+    "load_bank_full",
     "load_bank_full_items",
     "load_compas_corels",
     "load_osdt",

@@ -3,6 +3,7 @@ from .data import load_bank_full
 from .estimator import FRLClassifier, SoftFRLClassifier
 from .model import FallingRuleList
 from .objective import frl_objective, make_falling, soft_objective
+from .search import solve
 
-__all__ = ["FRLClassifier", "SoftFRLClassifier", "FallingRuleList", "load_bank_full", "frl_objective",
+__all__ = ["solve", "FRLClassifier", "SoftFRLClassifier", "FallingRuleList", "load_bank_full", "frl_objective",
            "soft_objective", "make_falling"]

@@ -1,36 +1,31 @@
 """``FRLClassifier`` and ``SoftFRLClassifier``: scikit-learn estimators over the FRL/softFRL search kernels."""
 from __future__ import annotations
 
-import math
-import numbers
 import time
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Hidden, StrOptions
 
-from ..common.data import from_arrays
-from ..common.mining import MinedAntecedents, mine_classwise
-from ..common.result import SearchResult
-from ..common.validation import (BinaryOnlyTagsMixin, check_number, expand_weights, validate_fit_input,
-                                 validate_predict_input)
-from .model import FallingRuleList
-from .objective import make_falling
-from .search import SearchData, run_search
+from ..common.data import BinaryDataset, from_arrays
+from ..common.limits import Budget, Limits
+from ..common.mining import MinedAntecedents, load_kernels, mine_classwise
+from ..common.result import Status
+from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
+                                 display_names, expand_weights, validate_fit_input, validate_predict_input)
+from .search import solve, unsearched_result
+
+_NO_TIME = 1e-9  # a time limit that ends the search at once (mining used up the time)
 
 
-def check_random_state_arg(random_state):
-    """None, a non-negative int, a ``numpy.random.RandomState`` or ``Generator``; anything else is an error."""
+def _seed(random_state):
+    """The search's seed: fresh entropy for None, else the int, RandomState or Generator (checked in ``fit``)."""
     if random_state is None:
         return np.random.SeedSequence().entropy
-    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
-        return random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if random_state < 0:
-            raise ValueError(f"random_state must be a non-negative integer, got {random_state!r}")
-        return int(random_state)
-    raise ValueError(f"random_state must be None, a non-negative int, a numpy RandomState or Generator; got "
-                     f"{random_state!r}")
+    return int(random_state) if isinstance(random_state, Integral) else random_state
 
 
 def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_support: float) -> list[int]:
@@ -67,120 +62,109 @@ def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_s
 class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     _soft = False
 
-    def _validate_params(self):
-        p = {}
-        p["w"] = check_number("positive_weight", self.positive_weight, lo=0, lo_open=True)
-        p["C"] = check_number("regularization", self.regularization, lo=0)
-        p["n_iter"] = check_number("n_iter", self.n_iter, lo=1, integer=True)
-        p["p_stop"] = check_number("p_stop", self.p_stop, lo=0, hi=1, hi_open=True)
-        p["lam"] = check_number("curiosity_weight", self.curiosity_weight, lo=0, hi=1)
-        p["max_card"] = check_number("max_card", self.max_card, lo=1, integer=True)
-        p["record"] = check_number("max_recorded_iterations", self.max_recorded_iterations, lo=0, integer=True)
-        p["min_support"] = check_number("min_support", self.min_support, lo=0, hi=0.5)
-        if not isinstance(self.negations, (bool, np.bool_)):
-            raise ValueError(f"negations must be True or False, got {self.negations!r}")
-        if not isinstance(self.keep_duplicates, (bool, np.bool_)):
-            raise ValueError(f"keep_duplicates must be True or False, got {self.keep_duplicates!r}")
-        if self.time_limit is not None:
-            p["time_limit"] = check_number("time_limit", self.time_limit, lo=0, lo_open=True)
-        else:
-            p["time_limit"] = None
+    _parameter_constraints: dict = {
+        "positive_weight": [Number(Real, 0, None, closed="neither")],
+        "regularization": [Number(Real, 0, None, closed="left")],
+        "n_iter": [Number(Integral, 1, None, closed="left")],
+        "p_stop": [Number(Real, 0, 1, closed="left")],
+        "curiosity_weight": [Number(Real, 0, 1, closed="both")],
+        "max_card": [Number(Integral, 1, None, closed="left")],
+        "min_class_support": [Number(Real, 0, 0.5, closed="both")],
+        "min_support": [Number(Real, 0, 0.5, closed="both"), Hidden(StrOptions({"deprecated"}))],
+        "negations": ["boolean"],
+        "keep_duplicates": ["boolean"],
+        "max_recorded_iterations": [Number(Integral, 0, None, closed="left")],
+        "random_state": [Number(Integral, 0, None, closed="left"), np.random.RandomState, np.random.Generator, None],
+        **LIMIT_CONSTRAINTS,
+        **FEATURE_NAMES_CONSTRAINT,
+    }
+
+    def _settings(self) -> dict:
+        """The checked parameters under the search's names (``w``, ``C``, ``C1``, ...)."""
+        self._validate_params()
+        p = {"w": float(self.positive_weight), "C": float(self.regularization), "n_iter": int(self.n_iter),
+             "p_stop": float(self.p_stop), "lam": float(self.curiosity_weight), "max_card": int(self.max_card),
+             "record": int(self.max_recorded_iterations), "min_support": float(self.min_class_support)}
+        if not (isinstance(self.min_support, str) and self.min_support == "deprecated"):
+            warnings.warn("min_support is renamed min_class_support (the support is counted within each class, "
+                          "unlike CorelsClassifier's min_support); min_support will be removed", FutureWarning,
+                          stacklevel=3)
+            p["min_support"] = float(self.min_support)
         if self._soft:
-            p["C1"] = check_number("monotonicity_penalty", self.monotonicity_penalty, lo=0)
+            p["C1"] = float(self.monotonicity_penalty)
             p["paper"] = True
         else:
-            if self.feasibility not in ("paper", "reference"):
-                raise ValueError(f"feasibility must be 'paper' or 'reference', got {self.feasibility!r}")
             p["C1"] = 0.0
             p["paper"] = self.feasibility == "paper"
-        p["random_state"] = check_random_state_arg(self.random_state)
+        p["random_state"] = _seed(self.random_state)
         return p
 
-    def fit(self, X, y, feature_names=None, sample_weight=None, verbose=0):
+    def fit(self, X, y, sample_weight=None):
         """Mine the antecedents of ``X`` (0/1 features) class-wise and search for the best (softly) falling list.
 
         ``y`` holds two labels; the larger (``classes_[1]``, i.e. 1 for 0/1 labels) is the positive class whose
-        probability the list reports.  ``feature_names`` overrides the printed names (default: the DataFrame's
-        columns, or ``x0, x1, ...``).  ``sample_weight``: non-negative integers only, a weight ``k`` counting a
-        sample ``k`` times (the FRL loss counts samples; the class weight is ``positive_weight``).  ``verbose`` > 0
-        shows a progress line (iterations, best objective) when stderr is a terminal.
+        probability the list reports.  ``sample_weight``: non-negative integers only, a weight ``k`` counting a
+        sample ``k`` times (the FRL loss counts samples; the class weight is ``positive_weight``).  The printed
+        names are the ``feature_names`` parameter, else the DataFrame's columns, else ``x0, x1, ...``.
         """
-        p = self._validate_params()
-        X01, y01, classes, _, w = validate_fit_input(X, y, sample_weight, estimator=self)
+        p = self._settings()
+        X01, y01, classes, X_names, w = validate_fit_input(X, y, sample_weight, estimator=self)
         X01, y01 = expand_weights(X01, y01, w, type(self).__name__)
-        if feature_names is None:
-            feature_names = ([str(c) for c in X.columns] if isinstance(X, pd.DataFrame)
-                             else [f"x{j}" for j in range(X01.shape[1])])
-        elif len(feature_names) != X01.shape[1]:
-            raise ValueError(f"feature_names has {len(feature_names)} names but X has {X01.shape[1]} columns")
-        data = from_arrays(X01, y01, list(feature_names))
+        feature_names = display_names(self.feature_names, X_names, X01.shape[1])
+        data = from_arrays(X01, y01, feature_names)
+        # mining runs under the same limits as the search (its time and bytes count toward them) and Ctrl-C
+        limits = Limits(self.time_limit, self.node_limit, self.memory_limit)
+        load_kernels()
         t0 = time.perf_counter()
+        budget = Budget(limits)
         mined = mine_classwise(data, max_card=p["max_card"], min_support=p["min_support"],
-                               negations=bool(self.negations), dedupe=not self.keep_duplicates)
-        ants = list(mined.antecedents)
-        names = list(mined.data.feature_names)
-        A = mined.data.X
-        if self.keep_duplicates:
+                               negations=bool(self.negations), dedupe=not self.keep_duplicates, budget=budget)
+        complete = mined.complete  # no search on a truncated set: the default-only list, with the limit's status
+        ants = mined.antecedents if complete else []
+        names = list(mined.data.feature_names) if complete else []
+        A = mined.data.X if complete else np.zeros((data.n_samples, 0), dtype=np.uint8)
+        if self.keep_duplicates and complete:
             twins = reference_twins(mined, data.X, data.y, p["min_support"])
             if twins:
+                ants = list(ants)
                 A = np.concatenate([A, A[:, twins]], axis=1)
                 for k in twins:
                     ants.append(ants[k])
                     i, j = ants[k].features
                     names.append(f"{data.feature_names[j]}{','}{data.feature_names[i]}")
-        sdata = SearchData(A, data.y)
+        adata = mined.data if not complete or A is mined.data.X else BinaryDataset(A, data.y, names)
         mining_time = time.perf_counter() - t0
-        out = run_search(sdata, soft=self._soft, w=p["w"], C=p["C"], C1=p["C1"], n_iter=p["n_iter"],
-                         p_stop=p["p_stop"], lam=p["lam"], paper_feasibility=p["paper"],
-                         random_state=p["random_state"], time_limit=p["time_limit"], verbose=verbose,
-                         record_limit=p["record"])
-        rules = [int(r) for r in out["rules"]]
+        rest = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
+        stopped = mined.status if not complete else (Status.TIME_LIMIT if rest is not None and rest <= 0 else None)
+        rest_memory = None if limits.memory_limit is None else max(limits.memory_limit - mined.nbytes, 1)
+        if complete:
+            result = solve(adata, soft=self._soft, positive_weight=p["w"], regularization=p["C"],
+                           monotonicity_penalty=p["C1"], n_iter=p["n_iter"], p_stop=p["p_stop"],
+                           curiosity_weight=p["lam"], feasibility="paper" if p["paper"] else "reference",
+                           random_state=p["random_state"], antecedents=ants, feature_names=list(data.feature_names),
+                           max_recorded_iterations=p["record"], time_limit=rest if stopped is None else _NO_TIME,
+                           node_limit=limits.node_limit, memory_limit=rest_memory, verbose=self.verbose)
+        else:
+            result = unsearched_result(data.y, soft=self._soft, w=p["w"], status=stopped, elapsed=budget.elapsed(),
+                                       feature_names=list(data.feature_names))
+        if stopped is not None:
+            result.status = stopped
+        c = result.counters
+        c["mining_time"] = mining_time + c["packing_time"]
+        c.update(mining_bytes=mined.nbytes, antecedents_mined=len(mined.antecedents))
         self.antecedents_ = ants
         self.antecedent_names_ = names
-        self.rule_list_ = self._build_list(rules, ants, names, A, data, p, out["objective"])
+        self.rule_list_ = result.model
         self.classes_ = classes
         self.n_antecedents_ = A.shape[1]
         self.threshold_ = 1.0 / (1.0 + p["w"])
-        self.candidates_ = out["candidates"]
-        recorded = out["iter_objective"].shape[0]
-        self.search_trace_ = pd.DataFrame({"iteration": np.arange(1, recorded + 1), "time": out["iter_time"],
-                                           "objective": out["iter_objective"],
-                                           "best_objective": np.minimum.accumulate(out["iter_objective"])})
-        imp = out["improvements"]
-        trace = pd.DataFrame({"time": imp["time"], "objective": imp["objective"], "lower_bound": np.nan,
-                              "queue_size": 0, "nodes": imp["iteration"]})
-        counters = dict(out["stats"])
-        counters.update({
-            "iterations": out["n_iter"], "iterations_recorded": recorded, "total_time": out["time"],
-            "cpu_time": out["cpu_time"], "time_per_iteration": out["time"] / max(out["n_iter"], 1),
-            "iteration_of_best": int(imp["iteration"][-1]) if imp["iteration"].size else 0,
-            "time_to_best": float(imp["time"][-1]) if imp["time"].size else math.nan,
-            "n_antecedents": int(A.shape[1]), "mining_time": mining_time,
-            "candidates_per_level": out["candidates"],
-            "mean_candidates_level0": float(out["mean_candidates_level0"]),
-            "mean_candidates_all_levels": float(out["mean_candidates_all_levels"]),
-        })
-        self.result_ = SearchResult(self.rule_list_, out["objective"], math.nan, out["status"], counters, trace)
+        self.candidates_ = c["candidates_per_level"]
+        recorded = c["iterations_recorded"]
+        self.search_trace_ = pd.DataFrame({"iteration": np.arange(1, recorded + 1), "time": c["iteration_times"],
+                                           "objective": c["iteration_objectives"],
+                                           "best_objective": np.minimum.accumulate(c["iteration_objectives"])})
+        self.result_ = result
         return self
-
-    def _build_list(self, rules, ants, names, A, data, p, objective):
-        cap = np.zeros(data.n_samples, dtype=bool)
-        n_pos, n_neg = [], []
-        y = data.y.astype(bool)
-        for r in rules:
-            hit = A[:, r].astype(bool) & ~cap
-            n_pos.append(int((hit & y).sum()))
-            n_neg.append(int((hit & ~y).sum()))
-            cap |= hit
-        n_pos.append(int((~cap & y).sum()))
-        n_neg.append(int((~cap & ~y).sum()))
-        n_pos = np.array(n_pos, dtype=np.int64)
-        n_neg = np.array(n_neg, dtype=np.int64)
-        tot = n_pos + n_neg
-        prop = np.where(tot > 0, n_pos / np.maximum(tot, 1), 0.0)
-        prob = make_falling(prop) if self._soft else prop.copy()
-        return FallingRuleList([ants[r] for r in rules], [names[r] for r in rules], prob, prop, n_pos, n_neg,
-                               p["w"], float(objective), self._soft, list(data.feature_names))
 
     def _check_fitted(self, X):
         return validate_predict_input(self, X)
@@ -213,39 +197,55 @@ class FRLClassifier(_FRLBase):
     Parameters
     ----------
     positive_weight : ``w``, the cost of a false negative (a false positive costs 1).
-    regularization : ``C``, the cost per rule.
+    regularization : ``C`` >= 0, the cost per rule (0 is allowed: Theorem 4.6 holds for ``C >= 0`` and the
+        search stops after ``n_iter`` iterations whatever ``C``).
     n_iter : ``T``, the number of Monte-Carlo iterations.
     p_stop : probability of stopping before each rule.
     curiosity_weight : ``lambda`` of the curiosity function (11).
-    max_card, min_support, negations : class-wise mining (itemsets of up to ``max_card`` items with support at
-        least ``min_support`` within the positive or the negative class).
+    max_card, min_class_support, negations : class-wise mining: itemsets of up to ``max_card`` literals (with
+        ``negations``, negated features too) whose support *within the positive or within the negative class* is at
+        least ``min_class_support`` (``CorelsClassifier``'s ``min_support`` counts support over all samples
+        instead; FRL's former name ``min_support`` still works with a FutureWarning).
     feasibility : ``"paper"`` (Proposition 4.2 on the extended prefix) or ``"reference"`` (the reference code's
         weaker test, which can return a list that is not falling).
     random_state : None, int, RandomState or Generator.
     time_limit : seconds, or None; the search then stops with status TIME_LIMIT and the best list so far.
+    node_limit, memory_limit : the search's iteration count and memory cap, as for the other estimators
+        (``memory_limit``: bytes, a size such as ``"2G"``, ``"auto"`` = half of the physical memory, or None).
+    verbose : > 0 shows a progress line (iterations, best objective) when stderr is a terminal.
     keep_duplicates : keep itemsets with identical bit vectors and add the reference's tuple-order twins (the
         reference's antecedent multiset, for trajectory-distribution parity).
     max_recorded_iterations : iterations kept whole in ``search_trace_`` and ``candidates_`` (the first ones);
         later iterations still count in ``result_`` (trace of improvements, time to best, mean candidate counts),
         so a long time-limited search runs in bounded memory.
+    feature_names : printed names of the columns of ``X`` (default: the DataFrame's columns, else ``x0, ...``).
     """
 
+    _parameter_constraints: dict = {**_FRLBase._parameter_constraints,
+                                    "feasibility": [StrOptions({"paper", "reference"})]}
+
     def __init__(self, positive_weight=7.0, regularization=1e-6, n_iter=3000, p_stop=0.01, curiosity_weight=0.8,
-                 max_card=2, min_support=0.1, negations=False, feasibility="paper", random_state=None,
-                 time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000):
+                 max_card=2, min_class_support=0.1, negations=False, feasibility="paper", random_state=None,
+                 time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
+                 memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated"):
         self.positive_weight = positive_weight
         self.regularization = regularization
         self.n_iter = n_iter
         self.p_stop = p_stop
         self.curiosity_weight = curiosity_weight
         self.max_card = max_card
-        self.min_support = min_support
+        self.min_class_support = min_class_support
         self.negations = negations
         self.feasibility = feasibility
         self.random_state = random_state
         self.time_limit = time_limit
         self.keep_duplicates = keep_duplicates
         self.max_recorded_iterations = max_recorded_iterations
+        self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.verbose = verbose
+        self.feature_names = feature_names
+        self.min_support = min_support
 
 
 class SoftFRLClassifier(_FRLBase):
@@ -256,10 +256,13 @@ class SoftFRLClassifier(_FRLBase):
     """
 
     _soft = True
+    _parameter_constraints: dict = {**_FRLBase._parameter_constraints,
+                                    "monotonicity_penalty": [Number(Real, 0, None, closed="left")]}
 
     def __init__(self, positive_weight=7.0, regularization=1e-6, monotonicity_penalty=0.5, n_iter=6000, p_stop=0.01,
-                 curiosity_weight=0.8, max_card=2, min_support=0.1, negations=False, random_state=None,
-                 time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000):
+                 curiosity_weight=0.8, max_card=2, min_class_support=0.1, negations=False, random_state=None,
+                 time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
+                 memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated"):
         self.positive_weight = positive_weight
         self.regularization = regularization
         self.monotonicity_penalty = monotonicity_penalty
@@ -267,9 +270,14 @@ class SoftFRLClassifier(_FRLBase):
         self.p_stop = p_stop
         self.curiosity_weight = curiosity_weight
         self.max_card = max_card
-        self.min_support = min_support
+        self.min_class_support = min_class_support
         self.negations = negations
         self.random_state = random_state
         self.time_limit = time_limit
         self.keep_duplicates = keep_duplicates
         self.max_recorded_iterations = max_recorded_iterations
+        self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.verbose = verbose
+        self.feature_names = feature_names
+        self.min_support = min_support

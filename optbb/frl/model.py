@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from ..common.formats import (as_float, as_int, as_list, as_str_list, dot_chain, dumps, latex_chain, literals,
+                              loads, plain, reader)
 from ..common.mining import Antecedent
 
 
@@ -93,28 +95,67 @@ class FallingRuleList:
         """The table ``print`` shows: one row per clause with its probability and training counts."""
         return str(self)
 
-    def to_json(self) -> str:
-        """JSON text; ``FallingRuleList.from_json`` rebuilds an identical list."""
-        from ..export import to_json
+    # -- forms: dict / JSON / LaTeX / DOT ----------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The one dict (and JSON) shape: ``{"model": "FallingRuleList", "antecedents": [{"features", "negated"}],
+        ...}``; the antecedents are literals over ``feature_names``, so the list predicts on raw features."""
+        return {"model": "FallingRuleList",
+                "antecedents": [{"features": [int(f) for f in a.features], "negated": [bool(n) for n in a.negated]}
+                                for a in self.antecedents],
+                "names": [str(n) for n in self.names],
+                "probabilities": plain(np.asarray(self.probabilities, float)),
+                "proportions": plain(np.asarray(self.proportions, float)), "n_pos": plain(np.asarray(self.n_pos)),
+                "n_neg": plain(np.asarray(self.n_neg)), "positive_weight": plain(float(self.positive_weight)),
+                "objective": plain(float(self.objective)), "soft": bool(self.soft),
+                "feature_names": [str(n) for n in self.feature_names]}
 
-        return to_json(self)
+    @classmethod
+    @reader("FallingRuleList")
+    def from_dict(cls, d: dict) -> "FallingRuleList":
+        """The list ``to_dict`` describes; a ValueError on anything malformed."""
+        feature_names = as_str_list(d["feature_names"], "feature_names")
+        ants = [Antecedent(*literals(a["features"], a["negated"], len(feature_names), f"antecedent {k}"))
+                for k, a in enumerate(as_list(d["antecedents"], "antecedents"))]
+        names = as_str_list(d["names"], "names")
+        k = len(ants)
+        if len(names) != k:
+            raise ValueError(f"names holds {len(names)} names for {k} antecedents")
+        cols = {}
+        for key in ("probabilities", "proportions"):
+            cols[key] = np.array([as_float(v, key) for v in as_list(d[key], key)], dtype=np.float64)
+        for key in ("n_pos", "n_neg"):
+            cols[key] = np.array([as_int(v, key, 0) for v in as_list(d[key], key)], dtype=np.int64)
+        for key, col in cols.items():
+            if col.shape[0] != k + 1:
+                raise ValueError(f"{key} must hold {k + 1} values (one per rule and the else clause)")
+        if not np.all((cols["probabilities"] >= 0) & (cols["probabilities"] <= 1)):
+            raise ValueError("probabilities must lie in [0, 1]")
+        w = as_float(d["positive_weight"], "positive_weight")
+        if not (np.isfinite(w) and w > 0):
+            raise ValueError(f"positive_weight must be a positive number, got {w!r}")
+        if not isinstance(d["soft"], bool):
+            raise ValueError("soft must be true or false")
+        return cls(ants, names, cols["probabilities"], cols["proportions"], cols["n_pos"], cols["n_neg"], w,
+                   as_float(d.get("objective"), "objective"), d["soft"], feature_names)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON text; ``FallingRuleList.from_json`` (or ``optbb.export.from_json``) rebuilds an identical list."""
+        return dumps(self.to_dict(), indent)
 
     @classmethod
     def from_json(cls, s: str) -> "FallingRuleList":
-        from ..export import from_json
-
-        return from_json(s)
+        return cls.from_dict(loads(s, "FallingRuleList"))
 
     def to_latex(self) -> str:
         """``algorithmic`` environment with each clause's probability."""
-        from ..export import to_latex
-
-        return to_latex(self)
+        probs = np.asarray(self.probabilities, dtype=float)
+        outs = [f"P(y=1) = {p:.4f}" for p in probs[:-1]]
+        return latex_chain(list(self.names), outs, f"P(y=1) = {probs[len(self)]:.4f}")
 
     def to_dot(self) -> str:
-        from ..export import to_dot
-
-        return to_dot(self)
+        """Graphviz DOT source: a chain of decisions, each with its probability."""
+        probs = np.asarray(self.probabilities, dtype=float)
+        return dot_chain(list(self.names), [f"P(y=1) = {p:.4f}" for p in probs[:-1]], f"P(y=1) = {probs[-1]:.4f}")
 
     def __str__(self) -> str:
         df = self.to_frame()

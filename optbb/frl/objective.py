@@ -5,23 +5,12 @@ being the else clause.  With the threshold fixed at ``1/(1+w)`` (Theorem 2.8) ru
 ``w * n_pos[j] > n_neg[j]`` (strict; a tie predicts negative), so its weighted risk is ``min(n_neg, w n_pos) / n``
 (SUPP Eq. 13).  The FRL objective is ``L = R + C |d|`` (Def. 2.7, Program 2.9) and softFRL adds ``C1 S`` with the
 monotonicity penalty ``S`` of the running minimum (Program 5.1).  All functions are ``@njit``; each one has a
-plain-Python twin in ``tests/naive_frl.py``.
+plain-Python twin in ``tests/twins/frl.py``.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
-
-
-def threshold(w: float) -> float:
-    """The risk-minimising threshold ``1/(1+w)`` of Theorem 2.8."""
-    return 1.0 / (1.0 + float(w))
-
-
-@njit(cache=True, inline="always")
-def predicts_positive(n_pos, n_neg, w):
-    """``alpha > 1/(1+w)`` written on counts: ``w n+ > n-`` (Def. 2.7; a tie predicts negative)."""
-    return w * n_pos > n_neg
 
 
 @njit(cache=True, inline="always")

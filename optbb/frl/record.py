@@ -26,6 +26,10 @@ class IterationRecord:
         self._imp_it, self._imp_t, self._imp_L = [], [], []
         self._tot = np.zeros(0, dtype=np.int64)
         self._cnt = np.zeros(0, dtype=np.int64)
+        self.nbytes = 0  # bytes of the arrays kept (for the memory accounting)
+        self.n_improvements = 0
+        self.last_improvement = 0  # iteration (1-based) of the last improvement
+
 
     @property
     def n_recorded(self) -> int:
@@ -43,6 +47,7 @@ class IterationRecord:
             self._L.append(objective[:keep].copy())
             self._t.append(times[:keep].copy())
             self._cand.append(cand[:keep].copy())
+            self.nbytes += self._L[-1].nbytes + self._t[-1].nbytes + self._cand[-1].nbytes
         self.n += m
 
     def _totals(self, cand: np.ndarray) -> None:
@@ -66,6 +71,9 @@ class IterationRecord:
             self._imp_t.append(times[idx])
             self._imp_L.append(running[idx])
             self.best = float(running[-1])
+            self.n_improvements += int(idx.size)
+            self.last_improvement = int(self.n + 1 + idx[-1])
+            self.nbytes += self._imp_it[-1].nbytes + self._imp_t[-1].nbytes + self._imp_L[-1].nbytes
 
     def result(self) -> dict:
         """``iter_objective``, ``iter_time``, ``candidates`` (the recorded rows), ``improvements`` (iteration,

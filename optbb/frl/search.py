@@ -23,24 +23,36 @@ the whole run whatever the chunking.
 from __future__ import annotations
 
 import math
+import numbers
+import time
 
 import numpy as np
+import pandas as pd
 from numba import njit
 
+from ..common import driver
 from ..common.bitset import popcount, popcount64
+from ..common.data import BinaryDataset
+from ..common.driver import run_search
+from ..common.growth import arrays_bytes
+from ..common.limits import Limits
+from ..common.mining import Antecedent
+from ..common.result import SearchResult, Status
+from ..common.validation import check_number
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
-from .objective import rule_risk
+from .model import FallingRuleList
+from .objective import make_falling, rule_risk
 from .record import RECORD_LIMIT, IterationRecord
 
 BLOCK = 128  # words of the negative scan between two early-exit checks
 
 # indices into the stats array returned by the kernels
-ST_WORDS = 0        # bitset words of Xpos/Xneg read by candidate scans
-ST_SCANS = 1        # candidate scans (levels counted from the bitsets)
-ST_TESTS = 2        # antecedent tests (candidate evaluations, including those served by cached counts)
-ST_EARLY_EXIT = 3   # negative scans stopped early
-ST_LEVELS = 4       # levels (rule choices attempted) in total
+S_WORDS = 0        # bitset words of Xpos/Xneg read by candidate scans
+S_SCANS = 1        # candidate scans (levels counted from the bitsets)
+S_TESTS = 2        # antecedent tests (candidate evaluations, including those served by cached counts)
+S_EARLY_EXIT = 3   # negative scans stopped early
+S_LEVELS = 4       # levels (rule choices attempted) in total
 N_STATS = 5
 
 
@@ -254,7 +266,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                 break
             if uniform(rng) < p_stop:
                 break
-            stats[ST_LEVELS] += 1
+            stats[S_LEVELS] += 1
             L_best = best_L[0]
             # ---- counts at this level
             if depth == 0 or (depth == 1 and use_pairs):
@@ -263,7 +275,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             else:
                 # cp[j] holds an upper bound on the current count (counts never grow) and cn[j] a lower bound on
                 # the previous level's count, so cn[j] - ln bounds the current one from below
-                stats[ST_SCANS] += 1
+                stats[S_SCANS] += 1
                 for j in range(A):
                     full[j] = False
                     if used[j] or cp[j] == 0:  # no positive now, none later
@@ -274,17 +286,17 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                         lb = 0
                     if lb >= _frl_cn_limit(cp[j], P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility):
                         cn[j] = lb
-                        stats[ST_EARLY_EXIT] += 1
+                        stats[S_EARLY_EXIT] += 1
                         continue
                     c = _count_and(Xpos[j], rem_pos)
-                    stats[ST_WORDS] += Xpos.shape[1]
+                    stats[S_WORDS] += Xpos.shape[1]
                     cp[j] = c
                     if c == 0:
                         continue
                     lim = _frl_cn_limit(c, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility)
                     if lb >= lim:
                         cn[j] = lb
-                        stats[ST_EARLY_EXIT] += 1
+                        stats[S_EARLY_EXIT] += 1
                         continue
                     acc = 0
                     i = 0
@@ -297,10 +309,10 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                         if acc >= lim and i < nwn:
                             stopped = True
                             break
-                    stats[ST_WORDS] += i
+                    stats[S_WORDS] += i
                     if stopped:
                         cn[j] = max(acc, lb)
-                        stats[ST_EARLY_EXIT] += 1
+                        stats[S_EARLY_EXIT] += 1
                     else:
                         cn[j] = acc
                         full[j] = True
@@ -309,7 +321,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             for j in range(A):
                 if used[j] or not full[j]:
                     continue
-                stats[ST_TESTS] += 1
+                stats[S_TESTS] += 1
                 c_p = cp[j]
                 c_n = cn[j]
                 rp = P_rem - c_p
@@ -380,12 +392,12 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
         while depth < A:
             if uniform(rng) < p_stop:
                 break
-            stats[ST_LEVELS] += 1
+            stats[S_LEVELS] += 1
             L_best = best_L[0]
             if depth == 0 or (depth == 1 and use_pairs):
                 _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn)
             else:
-                stats[ST_SCANS] += 1
+                stats[S_SCANS] += 1
                 for j in range(A):
                     if used[j] or cp[j] + cn[j] == 0:
                         cp[j] = 0
@@ -393,12 +405,12 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                         continue
                     cp[j] = _count_and(Xpos[j], rem_pos)
                     cn[j] = _count_and(Xneg[j], rem_neg)
-                    stats[ST_WORDS] += Xpos.shape[1] + Xneg.shape[1]
+                    stats[S_WORDS] += Xpos.shape[1] + Xneg.shape[1]
             m = 0
             for j in range(A):
                 if used[j]:
                     continue
-                stats[ST_TESTS] += 1
+                stats[S_TESTS] += 1
                 c_p = cp[j]
                 c_n = cn[j]
                 rp = P_rem - c_p
@@ -444,7 +456,7 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# driver: chunks that return to Python (time limit, Ctrl-C, traces)
+# the engine: chunks of iterations run by the common search driver (limits, Ctrl-C, progress, result)
 
 
 class SearchData:
@@ -455,6 +467,7 @@ class SearchData:
     def __init__(self, A: np.ndarray, y: np.ndarray):
         from ..common.bitset import ones, pack_rows
 
+        t0 = time.perf_counter()
         A = np.asarray(A, dtype=np.uint8)
         y = np.asarray(y, dtype=np.uint8)
         pos = y == 1
@@ -476,88 +489,243 @@ class SearchData:
         else:
             self.pair_pos = np.zeros((1, 1), dtype=np.int32)
             self.pair_neg = np.zeros((1, 1), dtype=np.int32)
+        self.seconds = time.perf_counter() - t0
+
+    def nbytes(self) -> int:
+        return arrays_bytes((self.Xpos, self.Xneg, self.all_pos, self.all_neg, self.tot_pos, self.tot_neg,
+                             self.pair_pos, self.pair_neg))
 
 
-def run_search(data: SearchData, *, soft: bool, w: float, C: float, C1: float, n_iter: int, p_stop: float,
-               lam: float, paper_feasibility: bool, random_state, time_limit: float | None, target: float | None = None,
-               scan_block: int = BLOCK, verbose: int = 0, record_limit: int = RECORD_LIMIT):
-    """Run Algorithm FRL (``soft=False``) or softFRL in chunks of iterations.
+def _check_random_state(random_state):
+    """None (fresh entropy), a non-negative int, a numpy ``RandomState`` or ``Generator``."""
+    if random_state is None:
+        return np.random.SeedSequence().entropy
+    if isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, (bool, np.bool_)) \
+            and random_state >= 0:
+        return int(random_state)
+    raise ValueError(f"random_state must be None, a non-negative int, a numpy RandomState or Generator; got "
+                     f"{random_state!r}")
 
-    Returns a dict: ``rules`` (antecedent indices of the best list), ``objective``, ``status`` (ITERATION_LIMIT,
-    TIME_LIMIT or INTERRUPTED), ``n_iter`` (iterations run), ``stats`` (dict of work counters), ``time``,
-    ``cpu_time``, and the :class:`~optbb.frl.record.IterationRecord` of the first ``record_limit`` iterations:
-    ``iter_objective`` (objective of each iteration's list), ``iter_time`` (seconds since the start at the end of each
-    iteration, interpolated linearly inside a chunk), ``candidates`` ((iterations, levels) int32, -1 where a level
-    was not reached); and of every iteration: ``improvements`` and the mean candidate counts.
-    ``target`` (for benchmarks) ends the run, with ``reached_target`` set, once the best objective is at or below it.
-    ``verbose`` > 0 shows a progress line on a terminal (iterations, best objective; no lower bound: the search is
-    Monte-Carlo).
+
+def build_falling_list(rules: list[int], antecedents, names, A: np.ndarray, y: np.ndarray, w: float,
+                       objective: float, soft: bool, feature_names) -> FallingRuleList:
+    """The :class:`FallingRuleList` of the antecedent columns ``rules`` of ``A`` with its training counts
+    (softFRL's probabilities pulled down by ``make_falling``)."""
+    cap = np.zeros(A.shape[0], dtype=bool)
+    n_pos, n_neg = [], []
+    y = np.asarray(y).astype(bool)
+    for r in rules:
+        hit = A[:, r].astype(bool) & ~cap
+        n_pos.append(int((hit & y).sum()))
+        n_neg.append(int((hit & ~y).sum()))
+        cap |= hit
+    n_pos.append(int((~cap & y).sum()))
+    n_neg.append(int((~cap & ~y).sum()))
+    n_pos = np.array(n_pos, dtype=np.int64)
+    n_neg = np.array(n_neg, dtype=np.int64)
+    tot = n_pos + n_neg
+    prop = np.where(tot > 0, n_pos / np.maximum(tot, 1), 0.0)
+    prob = make_falling(prop) if soft else prop.copy()
+    return FallingRuleList([antecedents[r] for r in rules], [names[r] for r in rules], prob, prop, n_pos, n_neg,
+                           float(w), float(objective), soft, list(feature_names))
+
+
+def unsearched_result(y: np.ndarray, *, soft: bool, w: float, status: Status, elapsed: float,
+                      feature_names) -> SearchResult:
+    """The result when no search ran (a limit ended the mining first): the default-only list with its real
+    objective, ``status``, no bound (NaN, as for every Monte-Carlo run) and the common counters."""
+    y = np.asarray(y)
+    n_pos, n = int(y.sum()), int(y.shape[0])
+    model = build_falling_list([], [], [], np.zeros((n, 0), dtype=np.uint8), y, w, 0.0, soft, feature_names)
+    model.objective = rule_risk(n_pos, n - n_pos, w) / n
+    trace = pd.DataFrame({"time": [elapsed], "objective": [model.objective], "lower_bound": [math.nan],
+                          "queue_size": [0], "nodes": [0]})
+    counters = {"iterations": 0, "nodes": 0, "total_time": elapsed, "time_to_optimum": 0.0, "memory_bytes": 0,
+                "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0, "candidates_per_level": [],
+                "iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0)}
+    return SearchResult(model, float(model.objective), math.nan, status, counters, trace)
+
+
+class FrlEngine:
+    """A Monte-Carlo FRL/softFRL search as an engine of the common driver (:mod:`optbb.common.driver`).
+
+    A node is an iteration, i.e. one rule list grown and evaluated (``iterations``): ``node_limit`` caps them like
+    ``n_iter``, but ends with status NODE_LIMIT, while running all ``n_iter`` iterations ends with
+    ITERATION_LIMIT (no certificate: the lower bound is NaN).  Memory: the packed class-split bitsets, the count
+    caches and the iteration record.
     """
-    import time
 
-    from ..common.limits import InterruptGuard
-    from ..common.progress import Progress
-    from ..common.result import Status
+    first_work = 16
+    exhausted_status = Status.ITERATION_LIMIT
 
-    rng = seed_state(random_state)
-    A = data.n_antecedents
-    best_L = np.array([np.inf])
-    best_rules = np.zeros(max(A, 1), dtype=np.int64)
-    best_len = np.zeros(1, dtype=np.int64)
-    stats = np.zeros(N_STATS, dtype=np.int64)
-    levels = A + 1
-    record = IterationRecord(record_limit)
-    done = 0
-    status = Status.ITERATION_LIMIT
-    chunk = 16
-    start = time.perf_counter()
-    cpu_start = time.process_time()
-    progress = Progress(verbose, "FRL" if not soft else "softFRL")
-    with InterruptGuard() as guard:
-        while done < n_iter:
-            if guard.interrupted:
-                status = Status.INTERRUPTED
-                break
-            elapsed = time.perf_counter() - start
-            if time_limit is not None and elapsed >= time_limit:
-                status = Status.TIME_LIMIT
-                break
-            if target is not None and best_L[0] <= target:
-                break
-            m = min(chunk, n_iter - done)
-            c_L = np.empty(m, dtype=np.float64)
-            c_cand = np.empty((m, levels), dtype=np.int32)
-            t0 = time.perf_counter()
-            args = (data.Xpos, data.Xneg, data.tot_pos, data.tot_neg, data.pair_pos, data.pair_neg,
-                    data.use_pairs, data.all_pos, data.all_neg, float(data.n), float(w), float(C))
-            if soft:
-                soft_chunk(*args, float(C1), float(p_stop), float(lam), m, rng, best_L, best_rules, best_len,
-                           c_L, c_cand, stats)
-            else:
-                frl_chunk(*args, float(p_stop), float(lam), bool(paper_feasibility), m, rng, best_L, best_rules,
-                          best_len, c_L, c_cand, stats, int(scan_block))
-            t1 = time.perf_counter()
-            record.add(c_L, (t0 - start) + (t1 - t0) * np.arange(1, m + 1) / m, c_cand)
-            done += m
-            progress.update(done, float(best_L[0]), math.nan, 0, 0)
-            # aim at chunks of about 50 ms, so limits and Ctrl-C are honoured promptly
-            per = (t1 - t0) / m
-            chunk = int(min(max(1, 0.05 / per if per > 0 else 4096), 4096))
-            if time_limit is not None:
-                chunk = max(1, min(chunk, int((time_limit - (t1 - start)) / per) + 1 if per > 0 else chunk))
-    progress.close()
-    total = time.perf_counter() - start
-    cpu = time.process_time() - cpu_start
-    return {
-        "rules": best_rules[:best_len[0]].copy(),
-        "objective": float(best_L[0]),
-        "status": status,
-        "n_iter": done,
-        **record.result(),
-        "stats": {"words_scanned": int(stats[ST_WORDS]), "bytes_scanned": int(stats[ST_WORDS]) * 8,
-                  "candidate_scans": int(stats[ST_SCANS]), "antecedent_tests": int(stats[ST_TESTS]),
-                  "early_exits": int(stats[ST_EARLY_EXIT]), "levels": int(stats[ST_LEVELS])},
-        "time": total,
-        "reached_target": bool(target is not None and best_L[0] <= target),
-        "cpu_time": cpu,
-    }
+    def __init__(self, packed: SearchData, *, soft: bool, w: float, C: float, C1: float, n_iter: int, p_stop: float,
+                 lam: float, paper_feasibility: bool, random_state, node_limit: int | None = None,
+                 target: float | None = None, scan_block: int = BLOCK, record_limit: int = RECORD_LIMIT):
+        self.name = "softFRL" if soft else "FRL"
+        self.packed, self.soft = packed, soft
+        self.w, self.C, self.C1, self.p_stop, self.lam = float(w), float(C), float(C1), float(p_stop), float(lam)
+        self.paper, self.n_iter, self.node_limit = bool(paper_feasibility), int(n_iter), node_limit
+        self.target, self.scan_block = target, int(scan_block)
+        self.random_state = random_state
+        self.record = IterationRecord(record_limit)
+        self.done = 0
+
+    def start(self) -> None:
+        A = self.packed.n_antecedents
+        self.rng = seed_state(self.random_state)
+        self.best_L = np.array([np.inf])
+        self.best_rules = np.zeros(max(A, 1), dtype=np.int64)
+        self.best_len = np.zeros(1, dtype=np.int64)
+        self.stats = np.zeros(N_STATS, dtype=np.int64)
+        self.cpu_start = time.process_time()
+        self.t_origin = time.perf_counter()  # the driver's clock starts just before start(): the same origin
+        self.search_time = 0.0
+        return None
+
+    def step(self, work: int) -> int:
+        """Run up to ``work`` iterations (fewer at ``n_iter`` or the node limit)."""
+        d = self.packed
+        m = min(work, self.n_iter - self.done)
+        if self.node_limit is not None:
+            m = min(m, self.node_limit - self.done)
+        levels = d.n_antecedents + 1
+        c_L = np.empty(m, dtype=np.float64)
+        c_cand = np.empty((m, levels), dtype=np.int32)
+        args = (d.Xpos, d.Xneg, d.tot_pos, d.tot_neg, d.pair_pos, d.pair_neg, d.use_pairs, d.all_pos, d.all_neg,
+                float(d.n), self.w, self.C)
+        t0 = time.perf_counter()
+        if self.soft:
+            soft_chunk(*args, self.C1, self.p_stop, self.lam, m, self.rng, self.best_L, self.best_rules,
+                       self.best_len, c_L, c_cand, self.stats)
+        else:
+            frl_chunk(*args, self.p_stop, self.lam, self.paper, m, self.rng, self.best_L, self.best_rules,
+                      self.best_len, c_L, c_cand, self.stats, self.scan_block)
+        t1 = time.perf_counter()
+        self.record.add(c_L, (t0 - self.t_origin) + (t1 - t0) * np.arange(1, m + 1) / m, c_cand)
+        self.done += m
+        self.search_time = t1 - self.t_origin
+        if self.done >= self.n_iter or self.reached_target():
+            return driver.DONE
+        if self.node_limit is not None and self.done >= self.node_limit:
+            return driver.NODE_LIMIT
+        return driver.RUNNING
+
+    def reached_target(self) -> bool:
+        return self.target is not None and self.best_L[0] <= self.target
+
+    def grow(self, cap_bytes, must_stop) -> bool:
+        return False  # the arrays never fill up: the record is bounded by its limit
+
+    def nodes(self) -> int:
+        return self.done
+
+    def improvement_nodes(self) -> int:
+        return self.record.last_improvement
+
+    def improvements(self) -> int:
+        return self.record.n_improvements
+
+    def memory_bytes(self) -> int:
+        return (self.packed.nbytes() + self.record.nbytes
+                + arrays_bytes((self.rng, self.best_L, self.best_rules, self.best_len, self.stats)))
+
+    def default_objective(self) -> float:
+        """Objective of the list without rules (the else clause alone): the incumbent before any iteration."""
+        d = self.packed
+        return float(rule_risk(d.n_pos, d.n_neg, self.w)) / d.n
+
+    def incumbent(self) -> float:
+        return float(self.best_L[0]) if self.done else self.default_objective()
+
+    def lower_bound(self) -> float:
+        return math.nan  # a Monte-Carlo search proves no bound
+
+    def queue_size(self) -> int:
+        return 0
+
+    def own_trace(self) -> pd.DataFrame:
+        """One row per improvement of the best list (interpolated times), not samples."""
+        imp = self.improvements_record["improvements"]
+        return pd.DataFrame({"time": imp["time"], "objective": imp["objective"], "lower_bound": np.nan,
+                             "queue_size": 0, "nodes": imp["iteration"]})
+
+    def finish(self, status: Status):
+        """``(rules, objective, NaN, counters)``: the caller builds the model from the antecedent indices."""
+        out = self.improvements_record = self.record.result()
+        st = self.stats
+        rules = [int(r) for r in self.best_rules[:self.best_len[0]]] if self.done else []
+        objective = self.incumbent()
+        imp = out["improvements"]
+        recorded = out["iter_objective"].shape[0]
+        counters = {
+            "words_scanned": int(st[S_WORDS]), "bytes_scanned": int(st[S_WORDS]) * self.packed.Xpos.itemsize,
+            "candidate_scans": int(st[S_SCANS]), "antecedent_tests": int(st[S_TESTS]),
+            "early_exits": int(st[S_EARLY_EXIT]), "levels": int(st[S_LEVELS]),
+            "iterations": self.done, "iterations_recorded": recorded,
+            "cpu_time": time.process_time() - self.cpu_start,
+            "time_per_iteration": self.search_time / max(self.done, 1),
+            "iteration_of_best": int(imp["iteration"][-1]) if imp["iteration"].size else 0,
+            "n_antecedents": int(self.packed.n_antecedents), "packing_time": self.packed.seconds,
+            "candidates_per_level": out["candidates"],
+            "mean_candidates_level0": float(out["mean_candidates_level0"]),
+            "mean_candidates_all_levels": float(out["mean_candidates_all_levels"]),
+            "iteration_objectives": out["iter_objective"], "iteration_times": out["iter_time"],
+            "reached_target": bool(self.reached_target()),
+        }
+        return rules, objective, math.nan, counters
+
+
+def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7.0, regularization: float = 1e-6,
+          monotonicity_penalty: float = 0.5, n_iter: int = 3000, p_stop: float = 0.01,
+          curiosity_weight: float = 0.8, feasibility: str = "paper", random_state=None, antecedents=None,
+          feature_names=None, max_recorded_iterations: int = RECORD_LIMIT, target: float | None = None,
+          scan_block: int = BLOCK, packed: SearchData | None = None, time_limit: float | None = None,
+          node_limit: int | None = None, memory_limit="auto", verbose: int = 0) -> SearchResult:
+    """Algorithm FRL (``soft=False``, Chen & Rudin 2018, Program 2.9 pruned by Prop. 4.2, Cor. 4.5, Thm 4.6) or
+    softFRL (Program 5.1 with Thm 5.2) over the antecedent columns of ``data`` (0/1, e.g. mined itemsets).
+
+    ``positive_weight`` is ``w``, ``regularization`` ``C``, ``monotonicity_penalty`` ``C1`` (softFRL only),
+    ``curiosity_weight`` the ``lambda`` of the curiosity function, ``feasibility`` "paper" or "reference" (FRL).
+    ``antecedents`` (one :class:`~optbb.common.mining.Antecedent` per column over the source features named
+    ``feature_names``) lets the model predict on the source features; by default column ``j`` is feature ``j``.
+    Limits: ``time_limit`` (s); ``node_limit`` (iterations, i.e. rule lists grown and evaluated: status
+    NODE_LIMIT, whereas finishing the ``n_iter`` iterations gives ITERATION_LIMIT); ``memory_limit`` (bytes,
+    "512M", "auto" = half of the physical memory, the default, or None) on the packed data, count caches and
+    iteration record.  ``target`` (benchmarks) ends the run once the best objective is at or below it
+    (``counters["reached_target"]``).  ``packed``: the :class:`SearchData` of ``data`` if already built.
+
+    The result's model is a :class:`~optbb.frl.model.FallingRuleList`; ``lower_bound`` is NaN (no certificate);
+    with no completed iteration the model is the default-only list with its real objective.  Counters: the common
+    schema (``total_time``, ``time_to_optimum``, ``memory_bytes``, ``nodes``) plus ``iterations``,
+    ``iteration_of_best``, candidate counts, scan statistics and the recorded per-iteration objectives and times.
+    """
+    if not isinstance(data, BinaryDataset):
+        raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
+    w = check_number("positive_weight", positive_weight, lo=0, lo_open=True)
+    C = check_number("regularization", regularization, lo=0)
+    C1 = check_number("monotonicity_penalty", monotonicity_penalty, lo=0) if soft else 0.0
+    n_iter = check_number("n_iter", n_iter, lo=1, integer=True)
+    p_stop = check_number("p_stop", p_stop, lo=0, hi=1, hi_open=True)
+    lam = check_number("curiosity_weight", curiosity_weight, lo=0, hi=1)
+    record_limit = check_number("max_recorded_iterations", max_recorded_iterations, lo=0, integer=True)
+    if feasibility not in ("paper", "reference"):
+        raise ValueError(f"feasibility must be 'paper' or 'reference', got {feasibility!r}")
+    limits = Limits(time_limit, node_limit, memory_limit)
+    if antecedents is None:
+        antecedents = [Antecedent((j,), (False,)) for j in range(data.n_features)]
+        feature_names = list(data.feature_names) if feature_names is None else list(feature_names)
+    elif len(antecedents) != data.n_features:
+        raise ValueError(f"antecedents has {len(antecedents)} entries but data has {data.n_features} columns")
+    if packed is None:
+        packed = SearchData(data.X, data.y)
+    elif packed.n_antecedents != data.n_features or packed.n != data.n_samples:
+        raise ValueError("packed does not match data")
+    engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
+                       paper_feasibility=soft or feasibility == "paper", random_state=_check_random_state(random_state),
+                       node_limit=limits.node_limit, target=target, scan_block=scan_block, record_limit=record_limit)
+    result = run_search(engine, limits, verbose)
+    result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
+                                      result.objective, bool(soft), feature_names or [])
+    return result

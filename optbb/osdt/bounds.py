@@ -69,9 +69,9 @@ def split_floor(lid, data, leaves, lam_n, equivalent_points):
     (a two-level lookahead): it splits on some feature ``f``, and each side either stays a leaf (its errors plus
     ``lambda N``) or is split again (at least its equivalent-points minority plus ``2 lambda N``).  Never below
     ``b0 + 2 lambda N``, the one-step lookahead with equivalent points.  ``inf`` when no feature is left."""
-    xbits, xnot, ybits, zbits = data
-    cap, key, dead_feat, n_cap, err, b0 = leaves[0], leaves[1], leaves[2], leaves[3], leaves[4], leaves[5]
-    kw = dead_feat.shape[1]
+    xbits, ybits, zbits = data.x, data.y, data.z
+    cap, key, n_cap, b0 = leaves.captured, leaves.key, leaves.n_captured, leaves.b0
+    kw = leaves.dead_features.shape[1]
     n, npos, nb0 = n_cap[lid], popcount_and(cap[lid], ybits), b0[lid]
     best = np.inf
     for f in range(xbits.shape[0]):

@@ -16,13 +16,16 @@ accounting: ``nbytes`` is the sum of every array's size.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ..common.bitset import and_into, hash_words, popcount, popcount_and
 from ..common.bounds import majority_errors
-from ..common.growth import Stop, grow, slices
+from ..common.growth import Stop, arrays_bytes, grow, row_bytes, slices
 from ..common.hashtable import ht_find, ht_put, new_table, rehash
+from ..common.queue import new_heap
 from .bounds import leaf_is_dead, split_floor
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -35,66 +38,65 @@ def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, k
     """Id of the child of leaf ``parent`` with the literal ``x_feature = value``; creates it on a miss.
 
     ``counts[0]`` is the number of leaves (the caller guarantees room for one more)."""
-    xbits, xnot, ybits, zbits = data
-    cap, key, dead_feat, n_cap, err, b0, label, depth, dead, _ = leaves
+    cap, key, dead_feat = leaves.captured, leaves.key, leaves.dead_features
+    n_cap, err = leaves.n_captured, leaves.errors
+    b0, label, depth, dead = leaves.b0, leaves.label, leaves.depth, leaves.dead
     kw = dead_feat.shape[1]
     for i in range(key.shape[1]):
         key_buf[i] = key[parent, i]
     off = 0 if value == 1 else kw
     key_buf[off + (feature >> 6)] |= np.uint64(1) << np.uint64(feature & 63)
     h = hash_words(key_buf)
-    tkeys, thash, tused, tfval, tival = table
-    slot = ht_find(tkeys, thash, tused, key_buf, h)
+    slot = ht_find(table.keys, table.hashes, table.used, key_buf, h)
     if slot >= 0:
-        return tival[slot]
+        return table.ival[slot]
     lid = counts[0]
     counts[0] = lid + 1
     if value == 1:
-        n = and_into(cap[lid], cap[parent], xbits[feature])
+        n = and_into(cap[lid], cap[parent], data.x[feature])
     else:
-        n = and_into(cap[lid], cap[parent], xnot[feature])
-    npos = popcount_and(cap[lid], ybits)
+        n = and_into(cap[lid], cap[parent], data.xnot[feature])
+    npos = popcount_and(cap[lid], data.y)
     lab, e = majority_errors(npos, n)
     n_cap[lid] = n
     err[lid] = e
     label[lid] = lab
-    b0[lid] = popcount_and(cap[lid], zbits)
+    b0[lid] = popcount_and(cap[lid], data.z)
     depth[lid] = depth[parent] + 1
     dead[lid] = support and leaf_is_dead(e, lam_n)
     for i in range(key.shape[1]):
         key[lid, i] = key_buf[i]
     for i in range(kw):
         dead_feat[lid, i] = dead_feat[parent, i]  # dead features are inherited (correct counts only shrink)
-    leaves[9][lid] = split_floor(lid, data, leaves, lam_n, equiv)
-    ht_put(tkeys, thash, tused, tfval, tival, slot, key_buf, h, 0.0, lid)
+    leaves.floor[lid] = split_floor(lid, data, leaves, lam_n, equiv)
+    ht_put(table.keys, table.hashes, table.used, table.fval, table.ival, slot, key_buf, h, 0.0, lid)
     return lid
 
 
 @njit(cache=True)
 def init_root_leaf(data, leaves, table, counts, n_samples, lam_n, support, equiv):
     """Create leaf 0, the empty conjunction capturing every sample."""
-    xbits, xnot, ybits, zbits = data
-    cap, key, dead_feat, n_cap, err, b0, label, depth, dead, _ = leaves
+    cap = leaves.captured
     for i in range(cap.shape[1]):
         cap[0, i] = ~np.uint64(0)
     rem = n_samples - (cap.shape[1] - 1) * 64
     if rem < 64:
         cap[0, cap.shape[1] - 1] = (np.uint64(1) << np.uint64(rem)) - np.uint64(1)
     n = popcount(cap[0])
-    lab, e = majority_errors(popcount_and(cap[0], ybits), n)
-    n_cap[0] = n
-    err[0] = e
-    label[0] = lab
-    b0[0] = popcount_and(cap[0], zbits)
-    depth[0] = 0
-    dead[0] = support and leaf_is_dead(e, lam_n)
-    key[0, :] = 0
-    dead_feat[0, :] = 0
-    leaves[9][0] = split_floor(0, data, leaves, lam_n, equiv)
-    tkeys, thash, tused, tfval, tival = table
-    h = hash_words(key[0])
-    slot = ht_find(tkeys, thash, tused, key[0], h)
-    ht_put(tkeys, thash, tused, tfval, tival, slot, key[0], h, 0.0, 0)
+    lab, e = majority_errors(popcount_and(cap[0], data.y), n)
+    leaves.n_captured[0] = n
+    leaves.errors[0] = e
+    leaves.label[0] = lab
+    leaves.b0[0] = popcount_and(cap[0], data.z)
+    leaves.depth[0] = 0
+    leaves.dead[0] = support and leaf_is_dead(e, lam_n)
+    leaves.key[0, :] = 0
+    leaves.dead_features[0, :] = 0
+    leaves.floor[0] = split_floor(0, data, leaves, lam_n, equiv)
+    key0 = leaves.key[0]
+    h = hash_words(key0)
+    slot = ht_find(table.keys, table.hashes, table.used, key0, h)
+    ht_put(table.keys, table.hashes, table.used, table.fval, table.ival, slot, key0, h, 0.0, 0)
     counts[0] = 1
     return 0
 
@@ -150,80 +152,147 @@ def _tree_reinsert(tslot, thash, nslot, nhash, start, end):
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def _retable_trees(ttable, new_cap: int, stop: Stop):
+class Leaves(NamedTuple):
+    """The Leaf cache arena, one row per leaf."""
+
+    captured: np.ndarray       # (n, W) uint64 bitset of the samples the leaf captures
+    key: np.ndarray            # (n, 2 KW) uint64 canonical key: [x_f = 1 literals | x_f = 0 literals]
+    dead_features: np.ndarray  # (n, KW) uint64 features the leaf accurate support bound ruled out
+    n_captured: np.ndarray     # (n,) int64
+    errors: np.ndarray         # (n,) int64 errors of the majority label
+    b0: np.ndarray             # (n,) int64 equivalent-points minority captured
+    label: np.ndarray          # (n,) int8 majority label
+    depth: np.ndarray          # (n,) int64 number of literals
+    dead: np.ndarray           # (n,) bool: the support bound forbids splitting it
+    floor: np.ndarray          # (n,) float64 two-level split floor (bounds.split_floor)
+
+
+class Trees(NamedTuple):
+    """The Tree cache arena: tree ``t`` is ``leaf_ids[offset[t]:offset[t] + length[t]]`` (sorted)."""
+
+    offset: np.ndarray
+    length: np.ndarray
+    errors: np.ndarray
+    leaf_ids: np.ndarray
+
+
+class TreeIndex(NamedTuple):
+    """Open-addressing index of the Tree cache: ``slot`` holds a tree id (-1 = free), ``hash`` its key's hash."""
+
+    slot: np.ndarray
+    hash: np.ndarray
+
+
+class Entries(NamedTuple):
+    """Queue entries: a tree and the mask of the leaves it splits, with its bounds."""
+
+    tree: np.ndarray     # (n,) int64 tree id
+    mask: np.ndarray     # (n, MW) uint64 split mask over the tree's leaves
+    prune: np.ndarray    # (n,) float64 bound compared with the incumbent to prune
+    bound: np.ndarray    # (n,) float64 proven lower bound of every tree the entry stands for
+    n_split: np.ndarray  # (n,) int64 number of leaves split
+    free: np.ndarray     # (n,) int64 free list of entry ids
+
+
+class Scratch(NamedTuple):
+    """Split masks of the child tree being enumerated, before they are pushed."""
+
+    mask: np.ndarray
+    prune: np.ndarray
+    bound: np.ndarray
+    key: np.ndarray
+    n_split: np.ndarray
+
+
+class OsdtData(NamedTuple):
+    """Packed data: feature rows ``x`` and their complements ``xnot`` (m, W), labels ``y`` and the
+    equivalent-points minority ``z`` (W,)."""
+
+    x: np.ndarray
+    xnot: np.ndarray
+    y: np.ndarray
+    z: np.ndarray
+
+
+def _retable_trees(ttable: TreeIndex, new_cap: int, stop: Stop) -> TreeIndex:
     """The tree index at capacity ``new_cap`` (power of two), filled slice by slice."""
-    nslot, nhash = np.full(new_cap, -1, np.int64), np.zeros(new_cap, np.uint64)
-    for start, end in slices(ttable[0].shape[0], ttable[0].itemsize + ttable[1].itemsize, stop):
-        _tree_reinsert(ttable[0], ttable[1], nslot, nhash, start, end)
-    return nslot, nhash
+    new = TreeIndex(np.full(new_cap, -1, ttable.slot.dtype), np.zeros(new_cap, ttable.hash.dtype))
+    for start, end in slices(ttable.slot.shape[0], row_bytes(ttable.slot) + row_bytes(ttable.hash), stop):
+        _tree_reinsert(ttable.slot, ttable.hash, new.slot, new.hash, start, end)
+    return new
+
+
+def _grown(group, new_len: int, stop: Stop):
+    """The named tuple ``group`` with every array's first axis extended to ``new_len``."""
+    return type(group)(*(grow(a, new_len, stop) for a in group))
 
 
 class Arena:
     """All search structures of one OSDT run, grown on demand under a memory cap.
 
-    Groups (each a tuple handed to the kernels): ``leaves`` (leaf cache arena), ``ltable`` (its hash index),
-    ``trees`` (tree cache arena: offset, length, errors, flat leaf ids), ``ttable`` (tree index: slot -> tree id,
-    hash), ``entries`` (queue entries: tree, split mask, prune bound, proven bound, number of split leaves, free
-    list), ``heap`` (key, seq, item) and ``scratch`` (split masks of one child being enumerated).
+    Groups (each a named tuple handed to the kernels as one argument): ``leaves`` (:class:`Leaves`), ``ltable``
+    (its :class:`~optbb.common.hashtable.HashTable`), ``trees`` (:class:`Trees`), ``ttable`` (:class:`TreeIndex`),
+    ``entries`` (:class:`Entries`), ``heap`` (:class:`~optbb.common.queue.Heap`) and ``scratch``
+    (:class:`Scratch`).
     """
 
     def __init__(self, n_words: int, key_words: int, mask_words: int, leaves: int = 256, trees: int = 256,
                  entries: int = 256, scratch: int = 64):
         self.W, self.KW, self.MW = n_words, key_words, mask_words
-        self.leaves = (np.zeros((leaves, n_words), np.uint64), np.zeros((leaves, 2 * key_words), np.uint64),
-                       np.zeros((leaves, key_words), np.uint64), np.zeros(leaves, np.int64),
-                       np.zeros(leaves, np.int64), np.zeros(leaves, np.int64), np.zeros(leaves, np.int8),
-                       np.zeros(leaves, np.int64), np.zeros(leaves, np.bool_),
-                       np.zeros(leaves, np.float64))
+        self.leaves = Leaves(np.zeros((leaves, n_words), np.uint64), np.zeros((leaves, 2 * key_words), np.uint64),
+                             np.zeros((leaves, key_words), np.uint64), np.zeros(leaves, np.int64),
+                             np.zeros(leaves, np.int64), np.zeros(leaves, np.int64), np.zeros(leaves, np.int8),
+                             np.zeros(leaves, np.int64), np.zeros(leaves, np.bool_), np.zeros(leaves, np.float64))
         self.ltable = new_table(2 * leaves, 2 * key_words)
-        self.trees = (np.zeros(trees, np.int64), np.zeros(trees, np.int64), np.zeros(trees, np.int64),
-                      np.zeros(4 * trees, np.int64))
-        self.ttable = (np.full(2 * trees, -1, np.int64), np.zeros(2 * trees, np.uint64))
-        self.entries = (np.zeros(entries, np.int64), np.zeros((entries, mask_words), np.uint64),
-                        np.zeros(entries, np.float64), np.zeros(entries, np.float64), np.zeros(entries, np.int64),
-                        np.zeros(entries, np.int64))
-        self.heap = (np.zeros(entries, np.float64), np.zeros(entries, np.int64), np.zeros(entries, np.int64))
-        self.scratch = (np.zeros((scratch, mask_words), np.uint64), np.zeros(scratch, np.float64),
-                        np.zeros(scratch, np.float64), np.zeros(scratch, np.float64), np.zeros(scratch, np.int64))
+        self.trees = Trees(np.zeros(trees, np.int64), np.zeros(trees, np.int64), np.zeros(trees, np.int64),
+                           np.zeros(4 * trees, np.int64))
+        self.ttable = TreeIndex(np.full(2 * trees, -1, np.int64), np.zeros(2 * trees, np.uint64))
+        self.entries = Entries(np.zeros(entries, np.int64), np.zeros((entries, mask_words), np.uint64),
+                               np.zeros(entries, np.float64), np.zeros(entries, np.float64),
+                               np.zeros(entries, np.int64), np.zeros(entries, np.int64))
+        self.heap = new_heap(entries)
+        self.scratch = Scratch(np.zeros((scratch, mask_words), np.uint64), np.zeros(scratch, np.float64),
+                               np.zeros(scratch, np.float64), np.zeros(scratch, np.float64),
+                               np.zeros(scratch, np.int64))
 
     # -- accounting ------------------------------------------------------------------------------------------
-    @staticmethod
-    def _bytes(group) -> int:
-        return int(sum(a.nbytes for a in group))
+    def groups(self) -> tuple:
+        return self.leaves, self.ltable, self.trees, self.ttable, self.entries, self.heap, self.scratch
 
     def nbytes(self) -> int:
-        return sum(self._bytes(g) for g in (self.leaves, self.ltable, self.trees, self.ttable, self.entries,
-                                             self.heap, self.scratch))
+        return sum(arrays_bytes(g) for g in self.groups())
 
     # -- growth ----------------------------------------------------------------------------------------------
     def _plan(self, what: int, need):
         """New sizes for growth request ``what`` (a NEED_* code) holding ``need`` items, and the bytes it adds."""
         if what == NEED_LEAVES:
-            n, tcap = self.leaves[0].shape[0], self.ltable[0].shape[0]
+            n, tcap = self.leaves.captured.shape[0], self.ltable.keys.shape[0]
             new_n = max(2 * n, need)
             new_t = tcap
             while new_t < 2 * new_n:
                 new_t *= 2
-            per, tper = sum(a[0:1].nbytes for a in self.leaves), sum(a[0:1].nbytes for a in self.ltable)
+            per, tper = _row_bytes(self.leaves), _row_bytes(self.ltable)
             return (new_n, new_t), (new_n - n) * per + (new_t - tcap) * tper
         if what == NEED_TREES:
-            n_t, n_l, tcap = self.trees[0].shape[0], self.trees[3].shape[0], self.ttable[0].shape[0]
+            n_t, n_l, tcap = self.trees.offset.shape[0], self.trees.leaf_ids.shape[0], self.ttable.slot.shape[0]
             need_t, need_l = need
             new_t = n_t if need_t <= n_t else max(2 * n_t, need_t)
             new_l = n_l if need_l <= n_l else max(2 * n_l, need_l)
             new_tc = tcap
             while new_tc < 2 * new_t:
                 new_tc *= 2
-            return (new_t, new_l, new_tc), (new_t - n_t) * 24 + (new_l - n_l) * 8 + (new_tc - tcap) * 16
+            tree_row = row_bytes(self.trees.offset) + row_bytes(self.trees.length) + row_bytes(self.trees.errors)
+            added = ((new_t - n_t) * tree_row + (new_l - n_l) * row_bytes(self.trees.leaf_ids)
+                     + (new_tc - tcap) * _row_bytes(self.ttable))
+            return (new_t, new_l, new_tc), added
         if what == NEED_ENTRIES:
-            n = self.entries[0].shape[0]
+            n = self.entries.tree.shape[0]
             new_n = max(2 * n, need)
-            per = sum(a[0:1].nbytes for a in self.entries) + sum(a[0:1].nbytes for a in self.heap)
-            return (new_n,), (new_n - n) * per
+            return (new_n,), (new_n - n) * (_row_bytes(self.entries) + _row_bytes(self.heap))
         if what == NEED_SCRATCH:
-            n = self.scratch[0].shape[0]
+            n = self.scratch.mask.shape[0]
             new_n = max(2 * n, need)
-            return (new_n,), (new_n - n) * sum(a[0:1].nbytes for a in self.scratch)
+            return (new_n,), (new_n - n) * _row_bytes(self.scratch)
         raise ValueError(f"unknown growth request {what}")
 
     def grow(self, what: int, need, cap_bytes: int | None, stop: Stop = None) -> bool:
@@ -236,22 +305,27 @@ class Arena:
             return False
         if what == NEED_LEAVES:
             new_n, new_t = sizes
-            leaves = tuple(grow(a, new_n, stop) for a in self.leaves)
-            ltable = rehash(self.ltable, new_t, stop) if new_t != self.ltable[0].shape[0] else self.ltable
+            leaves = _grown(self.leaves, new_n, stop)
+            ltable = rehash(self.ltable, new_t, stop) if new_t != self.ltable.keys.shape[0] else self.ltable
             self.leaves, self.ltable = leaves, ltable
         elif what == NEED_TREES:
             new_t, new_l, new_tc = sizes
-            trees = tuple(a if n == a.shape[0] else grow(a, n, stop)
-                          for a, n in zip(self.trees, (new_t, new_t, new_t, new_l)))
-            ttable = _retable_trees(self.ttable, new_tc, stop) if new_tc != self.ttable[0].shape[0] else self.ttable
+            trees = Trees(*(a if n == a.shape[0] else grow(a, n, stop)
+                            for a, n in zip(self.trees, (new_t, new_t, new_t, new_l))))
+            ttable = _retable_trees(self.ttable, new_tc, stop) if new_tc != self.ttable.slot.shape[0] else self.ttable
             self.trees, self.ttable = trees, ttable
         elif what == NEED_ENTRIES:
-            entries = tuple(grow(a, sizes[0], stop) for a in self.entries)
-            heap = tuple(grow(a, sizes[0], stop) for a in self.heap)
+            entries = _grown(self.entries, sizes[0], stop)
+            heap = _grown(self.heap, sizes[0], stop)
             self.entries, self.heap = entries, heap
         else:
-            self.scratch = tuple(grow(a, sizes[0], stop) for a in self.scratch)
+            self.scratch = _grown(self.scratch, sizes[0], stop)
         return True
+
+
+def _row_bytes(group) -> int:
+    """Bytes of one row of every array of a named tuple (arrays of one length)."""
+    return sum(row_bytes(a) for a in group)
 
 
 # Codes the kernel returns when a structure is full (resumable: no partial state is committed).

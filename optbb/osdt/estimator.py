@@ -1,12 +1,15 @@
 """``OSDTClassifier``: a scikit-learn estimator over :func:`optbb.osdt.solve`."""
 from __future__ import annotations
 
-import pandas as pd
+from numbers import Real
+
+import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..common.data import BinaryDataset
-from ..common.validation import BinaryOnlyTagsMixin, expand_weights, validate_fit_input, validate_predict_input
-from .search import check_options, check_regularization, solve
+from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
+                                 display_names, expand_weights, validate_fit_input, validate_predict_input)
+from .search import OPTION_CONSTRAINTS, solve
 
 
 class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
@@ -14,19 +17,35 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
 
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
     :func:`optbb.osdt.solve` for every option).  ``X`` must hold only 0/1 values (numpy array or DataFrame);
-    ``y`` any two labels.
+    ``y`` any two labels.  ``search``: ``"auto"`` (the default: the dynamic-programming search unless an option
+    only the leaf-set search has is set: ``policy``, ``ablation``, ``upper_bound``, ``max_leaves``), ``"dp"`` or
+    ``"leaf_set"`` (the OSDT paper's search).  ``regularization`` lies in (0, 1]; 0 is accepted only by the
+    dynamic-programming search with a ``max_depth`` (minimum errors): the leaf-set search is sized by the a-priori
+    leaf bound (Thm C.1 / Cor C.2: an optimal tree has fewer than ``R / lambda`` leaves), which needs
+    ``lambda > 0``.  ``initial_tree``: ``"cart"`` (start from a CART tree with lambda-tied hyper-parameters as the
+    incumbent) or None.  ``time_limit`` (seconds), ``node_limit`` (trees evaluated) and ``memory_limit`` (bytes, a
+    size such as ``"2G"``, ``"auto"`` = half of the physical memory, or None) stop the search early with the best
+    tree and a bound; ``verbose`` >= 1 shows progress; ``feature_names`` overrides the printed names (default: the
+    DataFrame's columns, else ``x0, x1, ...``).
 
     Fitted attributes: ``tree_`` (:class:`optbb.osdt.Tree`), ``result_`` (:class:`optbb.SearchResult`),
     ``classes_``, ``n_features_in_``, ``feature_names_in_`` (DataFrame input only).
     """
 
-    def __init__(self, regularization=0.05, policy="curiosity", ablation=(), warm_start="cart", max_depth=None,
-                 max_leaves=None, time_limit=None, node_limit=None, memory_limit=None, verbose=0,
-                 upper_bound=None):
+    _parameter_constraints: dict = {
+        "regularization": [Number(Real, 0, 1, closed="both")],
+        **OPTION_CONSTRAINTS,
+        **LIMIT_CONSTRAINTS,
+        **FEATURE_NAMES_CONSTRAINT,
+    }
+
+    def __init__(self, regularization=0.05, policy="curiosity", ablation=(), initial_tree="cart", max_depth=None,
+                 max_leaves=None, time_limit=None, node_limit=None, memory_limit="auto", verbose=0,
+                 upper_bound=None, feature_names=None, search="auto"):
         self.regularization = regularization
         self.policy = policy
         self.ablation = ablation
-        self.warm_start = warm_start
+        self.initial_tree = initial_tree
         self.max_depth = max_depth
         self.max_leaves = max_leaves
         self.time_limit = time_limit
@@ -34,23 +53,18 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.memory_limit = memory_limit
         self.verbose = verbose
         self.upper_bound = upper_bound
+        self.feature_names = feature_names
+        self.search = search
 
     def fit(self, X, y, sample_weight=None):
         """Solve OSDT on ``(X, y)``.  ``sample_weight``: non-negative integers only, a weight ``k`` counting a sample
         ``k`` times (the loss is a misclassification rate over counted samples); fractional weights raise."""
-        check_regularization(self.regularization)
-        warm = None if self.warm_start is False else self.warm_start  # False: no warm start, as in sklearn
-        check_options(self.policy, self.ablation, warm, self.max_depth, self.max_leaves,
-                      self.upper_bound)
-        Xc, y01, classes, _, w = validate_fit_input(X, y, sample_weight, estimator=self)
+        self._validate_params()
+        Xc, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self)
         Xc, y01 = expand_weights(Xc, y01, w, "OSDTClassifier")
-        if isinstance(X, pd.DataFrame):
-            names = [str(c) for c in X.columns]
-        else:
-            names = [f"x{j}" for j in range(Xc.shape[1])]
-        data = BinaryDataset(Xc, y01, names)
-        result = solve(data, self.regularization, policy=self.policy, ablation=self.ablation,
-                       warm_start=warm, upper_bound=self.upper_bound, max_depth=self.max_depth,
+        data = BinaryDataset(Xc, y01, display_names(self.feature_names, names, Xc.shape[1]))
+        result = solve(data, self.regularization, search=self.search, policy=self.policy, ablation=self.ablation,
+                       initial_tree=self.initial_tree, upper_bound=self.upper_bound, max_depth=self.max_depth,
                        max_leaves=self.max_leaves, time_limit=self.time_limit, node_limit=self.node_limit,
                        memory_limit=self.memory_limit, verbose=self.verbose)
         self.classes_ = classes
@@ -67,3 +81,17 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     def __str__(self) -> str:
         """The fitted tree (with the DataFrame's column names), or the parameters before fit."""
         return self.tree_.text() if hasattr(self, "tree_") else repr(self)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``(n, 2)`` class probabilities, columns in ``classes_`` order: the training class frequencies of the leaf
+        each row falls in, Laplace-smoothed with one more pseudo-count on the leaf's label
+        (``(c_k + 1 + [k == label]) / (n + K + 1)``, see :mod:`optbb.common.proba`), so that
+        ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
+        X01 = validate_predict_input(self, X)
+        return self.tree_.predict_proba(X01)
+
+    def decision_function(self, X) -> np.ndarray:
+        """Log-odds ``log(p_1 / p_0)`` of ``predict_proba``: positive exactly where ``predict`` says ``classes_[1]``."""
+        from ..common.proba import decision_from_proba
+
+        return decision_from_proba(self.predict_proba(X))

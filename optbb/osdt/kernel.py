@@ -12,6 +12,8 @@ the expansion resumes at the same feature combination: nothing partial is commit
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -25,8 +27,8 @@ from .caches import (NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, init_r
 
 # int64 state vector
 S_NLEAVES, S_NTREES, S_TLUSED, S_HEAP, S_ETAIL, S_FREE, S_SEQ, S_COUNT, S_POPS, S_RESUME, S_INC, S_COUNT_OPT, \
-    S_MAXHEAP, S_NEED, S_NEED2, S_POPS_OPT, S_WORK, S_WORKMAX = range(18)
-N_STATE = 18
+    S_MAXHEAP, S_NEED, S_NEED2, S_POPS_OPT, S_WORK, S_WORKMAX, S_NIMPROVE = range(19)
+N_STATE = 19
 # int parameters
 P_N, P_M, P_MAXDEPTH, P_MAXLEAVES, P_POLICY, P_SUPPORT, P_INCR, P_ACCU, P_LOOKAHEAD, P_EQUIV, P_LEAFBOUND, \
     P_COUNTLIMIT, P_LMAX = range(13)
@@ -38,6 +40,61 @@ DONE, CHUNK_END, COUNT_LIMIT = 0, 5, 6
 _TOL = 1e-12
 
 
+class Workspace(NamedTuple):
+    """Scratch arrays of one expansion (:func:`_expand`), allocated once per search by :func:`new_workspace`.
+    ``s`` leaves split at once make ``2 s`` new leaves, forming ``s`` pairs; ``cap = 2 lmax + 4`` bounds ``s``."""
+
+    masked: np.ndarray      # (cap,) ids of the leaves being split
+    unchanged: np.ndarray   # (cap,) ids of the leaves kept
+    cand0: np.ndarray       # (cap, m) per split leaf and candidate feature: the child with x_f = 0
+    cand1: np.ndarray       # (cap, m) ... and with x_f = 1
+    ncand: np.ndarray       # (cap,) number of candidate features per split leaf
+    newids: np.ndarray      # (2 cap,) new leaf ids of one combination, sorted
+    neworig: np.ndarray     # (2 cap,) their position before sorting
+    newpos: np.ndarray      # (2 cap,) position of each new leaf in the child tree
+    child: np.ndarray       # (3 cap,) sorted leaf ids of the child tree (its Tree cache key)
+    hbuf: np.ndarray        # (3 cap,) uint64 copy of the key for hashing
+    pos: np.ndarray         # (2 cap,) per new leaf (pair member): its position in the child
+    spl: np.ndarray         # (2 cap,) ... whether it may be split
+    flag: np.ndarray        # (cap,) per pair: the incremental accuracy bound asks for a refinement
+    perr: np.ndarray        # (2 cap,) per new leaf: errors
+    pb0: np.ndarray         # (2 cap,) ... equivalent-points minority
+    pncap: np.ndarray       # (2 cap,) ... captured samples
+    phn: np.ndarray         # (2 cap,) ... entropy / Gini weight (policies "entropy", "gini")
+    wmask: np.ndarray       # (mask_words,) split mask being enumerated
+    optv: np.ndarray        # (cap + 1,) option chosen per pair while enumerating masks
+    best: np.ndarray        # (cap + 1,) best gain per pair
+    suffix: np.ndarray      # (cap + 2,) suffix sums of ``best``
+    key_buf: np.ndarray     # (2 key_words,) leaf key under construction
+    counts: np.ndarray      # (1,) number of leaves in the Leaf cache
+    ucost: np.ndarray       # (cap, m) per split leaf and candidate: lower bound of the split's cost
+    umin: np.ndarray        # (cap + 1,) suffix sums of the cheapest costs
+    pgain: np.ndarray       # (2 cap,) per new leaf: bound drop when it is split later
+    psc: np.ndarray         # (2 cap,) ... its two-level split floor
+
+
+def workspace_shapes(lmax: int, n_features: int, mask_words: int, key_words: int) -> list[tuple[tuple, type]]:
+    """Shapes and dtypes of the :class:`Workspace` fields, in order (to size it before allocating it)."""
+    cap = 2 * lmax + 4
+    m = max(n_features, 1)
+    i, f, b, u = np.int64, np.float64, np.bool_, np.uint64
+    return [((cap,), i), ((cap,), i), ((cap, m), i), ((cap, m), i), ((cap,), i), ((2 * cap,), i), ((2 * cap,), i),
+            ((2 * cap,), i), ((3 * cap,), i), ((3 * cap,), u), ((2 * cap,), i), ((2 * cap,), b), ((cap,), b),
+            ((2 * cap,), i), ((2 * cap,), i), ((2 * cap,), i), ((2 * cap,), f), ((mask_words,), u),
+            ((cap + 1,), i), ((cap + 1,), f), ((cap + 2,), f), ((2 * key_words,), u), ((1,), i), ((cap, m), f),
+            ((cap + 1,), f), ((2 * cap,), f), ((2 * cap,), f)]
+
+
+def workspace_bytes(lmax: int, n_features: int, mask_words: int, key_words: int) -> int:
+    return int(sum(np.prod(shape) * np.dtype(dt).itemsize
+                   for shape, dt in workspace_shapes(lmax, n_features, mask_words, key_words)))
+
+
+def new_workspace(lmax: int, n_features: int, mask_words: int, key_words: int) -> Workspace:
+    return Workspace(*(np.zeros(shape, dt) for shape, dt in workspace_shapes(lmax, n_features, mask_words,
+                                                                              key_words)))
+
+
 @njit(cache=True, inline="always")
 def _bit(words, i):
     return (words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
@@ -46,7 +103,7 @@ def _bit(words, i):
 @njit(cache=True)
 def _free_features(leaves, lid, n_features):
     """Number of features a leaf could still split on (not on its path, not dead)."""
-    key, dead_feat = leaves[1], leaves[2]
+    key, dead_feat = leaves.key, leaves.dead_features
     kw = dead_feat.shape[1]
     used = 0
     for i in range(kw):
@@ -56,7 +113,7 @@ def _free_features(leaves, lid, n_features):
 
 @njit(cache=True)
 def _splittable(leaves, lid, ip):
-    depth, dead = leaves[7], leaves[8]
+    depth, dead = leaves.depth, leaves.dead
     if depth[lid] >= ip[P_MAXDEPTH]:
         return False
     if dead[lid]:
@@ -101,8 +158,8 @@ def _gain(leaves, lid, la, eq, lam_n):
     lookahead, its cost ``err + lambda N`` is replaced by the two-level split floor; without it, only the
     equivalent points bound applies (``err`` replaced by ``b0``)."""
     if la:
-        return (leaves[4][lid] + lam_n) - leaves[9][lid]
-    return leaves[4][lid] - (leaves[5][lid] if eq else 0)
+        return (leaves.errors[lid] + lam_n) - leaves.floor[lid]
+    return leaves.errors[lid] - (leaves.b0[lid] if eq else 0)
 
 
 @njit(cache=True)
@@ -110,7 +167,7 @@ def _split_cost(parent, c0, c1, leaves, ip, fp):
     """Lower bound, in error units, on what splitting ``parent`` into ``c0, c1`` adds to both the child tree's
     objective and the prune bound of any entry the child pushes (beyond ``lambda N`` per leaf of the child):
     the pair's errors, less the most the entry bound can drop by splitting either of them further."""
-    err, b0 = leaves[4], leaves[5]
+    err, b0 = leaves.errors, leaves.b0
     lam_n = fp[F_LAMN]
     la, eq = ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0
     e_pair = err[c0] + err[c1]
@@ -145,7 +202,7 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, 
     n_samples, lam, lam_n = ip[P_N], fp[F_LAM], fp[F_LAMN]
     la, eq, lbf, policy = ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0, ip[P_LEAFBOUND] != 0, ip[P_POLICY]
     max_leaves = ip[P_MAXLEAVES]
-    sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch
+    sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
     # best achievable gain per pair (error units) for optimistic pruning of the enumeration
     for j in range(npairs):
         bj = -1e300
@@ -245,7 +302,7 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, 
 
 @njit(cache=True)
 def _alloc_entry(entries, st):
-    free = entries[5]
+    free = entries.free
     if st[S_FREE] > 0:
         st[S_FREE] -= 1
         return free[st[S_FREE]]
@@ -256,21 +313,22 @@ def _alloc_entry(entries, st):
 
 @njit(cache=True)
 def _release_entry(entries, st, e):
-    entries[5][st[S_FREE]] = e
+    entries.free[st[S_FREE]] = e
     st[S_FREE] += 1
 
 
 @njit(cache=True)
 def _push_entry(entries, heap, st, tree, mask_row, prune, lbnd, s, key):
     e = _alloc_entry(entries, st)
-    en_tree, en_mask, en_prune, en_lbnd, en_s, _ = entries
+    en_tree, en_mask, en_prune = entries.tree, entries.mask, entries.prune
+    en_lbnd, en_s = entries.bound, entries.n_split
     en_tree[e] = tree
     for w in range(en_mask.shape[1]):
         en_mask[e, w] = mask_row[w]
     en_prune[e] = prune
     en_lbnd[e] = lbnd
     en_s[e] = s
-    hkey, hseq, hitem = heap
+    hkey, hseq, hitem = heap.key, heap.seq, heap.item
     st[S_HEAP] = heap_push(hkey, hseq, hitem, st[S_HEAP], key, st[S_SEQ], e)
     st[S_SEQ] += 1
     st[S_COUNT] += 1
@@ -285,32 +343,33 @@ def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
     counts = np.zeros(1, dtype=np.int64)
     init_root_leaf(data, leaves, ltable, counts, n_samples, fp[F_LAMN], ip[P_SUPPORT] != 0, ip[P_EQUIV] != 0)
     st[S_NLEAVES] = counts[0]
-    toff, tlen, terr, tleaves = trees
-    tslot, thash = ttable
+    toff, tlen, terr, tleaves = trees.offset, trees.length, trees.errors, trees.leaf_ids
+    tslot, thash = ttable.slot, ttable.hash
     ids = np.zeros(1, dtype=np.int64)
     buf = np.zeros(1, dtype=np.uint64)
     h = tree_hash(ids, 1, buf)
     slot = tree_find(tslot, thash, toff, tlen, tleaves, ids, 1, h)
     fs = -slot - 1
-    toff[0], tlen[0], terr[0], tleaves[0] = 0, 1, leaves[4][0], 0
+    toff[0], tlen[0], terr[0], tleaves[0] = 0, 1, leaves.errors[0], 0
     tslot[fs], thash[fs] = 0, h
     st[S_NTREES], st[S_TLUSED] = 1, 1
-    obj = objective_value(leaves[4][0], 1, n_samples, lam)
+    obj = objective_value(leaves.errors[0], 1, n_samples, lam)
     if obj < fp[F_RC]:
         fp[F_RC] = obj
         st[S_INC] = 0
+        st[S_NIMPROVE] += 1
     if ip[P_MAXLEAVES] >= 2 and _splittable(leaves, 0, ip):
-        b0 = leaves[5][0]
+        b0 = leaves.b0[0]
         prune = entry_bound(0, b0, 1, 1, n_samples, lam, ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0)
         if ip[P_LEAFBOUND] != 0:
             prune = max(prune, leaf_count_bound(0, 1, 1, n_samples, lam))
         lbnd = objective_value(b0, 2, n_samples, lam)
         if ip[P_LOOKAHEAD] != 0:
-            deep = (leaves[9][0] - 1e-9) / n_samples
+            deep = (leaves.floor[0] - 1e-9) / n_samples
             prune = max(prune, deep)
             lbnd = max(lbnd, deep)
         if prune < fp[F_RC]:
-            mask = np.zeros(entries[1].shape[1], dtype=np.uint64)
+            mask = np.zeros(entries.mask.shape[1], dtype=np.uint64)
             mask[0] = 1
             _push_entry(entries, heap, st, 0, mask, prune, lbnd, 1, 0.0)
 
@@ -318,8 +377,8 @@ def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
 @njit(cache=True)
 def frontier_bound(entries, heap, st):
     """Smallest proven bound over the queue and the entry being expanded (inf if none)."""
-    en_lbnd = entries[3]
-    hitem = heap[2]
+    en_lbnd = entries.bound
+    hitem = heap.item
     b = np.inf
     for i in range(st[S_HEAP]):
         v = en_lbnd[hitem[i]]
@@ -347,17 +406,20 @@ def _advance(digits, ncand, last):
 def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, w):
     """Enumerate the children of queue entry ``item`` from combination ``digits``; 0 when finished, else NEED_* or
     COUNT_LIMIT (the node limit reached between two insertions; the search ends there)."""
-    (masked, unchanged, cand0, cand1, ncand, newids, neworig, newpos, child, hbuf, pos, spl, flag, perr, pb0,
-     pncap, phn, wmask, optv, best, suffix, key_buf, counts, ucost, umin, pgain, psc) = w
+    masked, unchanged, cand0, cand1, ncand = w.masked, w.unchanged, w.cand0, w.cand1, w.ncand
+    newids, neworig, newpos, child, hbuf = w.newids, w.neworig, w.newpos, w.child, w.hbuf
+    pos, spl, flag, perr, pb0, pncap, phn = w.pos, w.spl, w.flag, w.perr, w.pb0, w.pncap, w.phn
+    wmask, optv, best, suffix, key_buf, counts = w.wmask, w.optv, w.best, w.suffix, w.key_buf, w.counts
+    ucost, umin, pgain, psc = w.ucost, w.umin, w.pgain, w.psc
     n_samples, n_features, lam, lam_n = ip[P_N], ip[P_M], fp[F_LAM], fp[F_LAMN]
     policy = ip[P_POLICY]
     accu, incr = ip[P_ACCU] != 0, ip[P_INCR] != 0
-    key, dead_feat, n_cap, err = leaves[1], leaves[2], leaves[3], leaves[4]
+    key, dead_feat, n_cap, err = leaves.key, leaves.dead_features, leaves.n_captured, leaves.errors
     kw = dead_feat.shape[1]
-    toff, tlen, terr, tleaves = trees
-    tslot, thash = ttable
-    en_tree, en_mask, en_prune = entries[0], entries[1], entries[2]
-    sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch
+    toff, tlen, terr, tleaves = trees.offset, trees.length, trees.errors, trees.leaf_ids
+    tslot, thash = ttable.slot, ttable.hash
+    en_tree, en_mask, en_prune = entries.tree, entries.mask, entries.prune
+    sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
     t = en_tree[item]
     n_old = tlen[t]
     off = toff[t]
@@ -486,16 +548,16 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                     pos[q] = newpos[q]
                     spl[q] = _splittable(leaves, lid, ip)
                     perr[q] = err[lid]
-                    pb0[q] = leaves[5][lid]
+                    pb0[q] = leaves.b0[lid]
                     pgain[q] = _gain(leaves, lid, ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0, lam_n)
-                    psc[q] = leaves[9][lid]
+                    psc[q] = leaves.floor[lid]
                     pncap[q] = n_cap[lid]
                     phn[q] = _leaf_hn(policy, n_cap[lid], err[lid])
                 flag[i] = incr and split_needs_refinement(err[parent], perr[2 * i], perr[2 * i + 1], lam_n)
             k = 0
             if n_new < ip[P_LMAX]:  # a larger tree costs lambda * n_new > R^c: no entry can survive
-                k = _enumerate_masks(s, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_new, obj, rc,
-                                     ip, fp, scratch, wmask, optv, best, suffix, st)
+                k = _enumerate_masks(s, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_new,
+                                     obj, rc, ip, fp, scratch, wmask, optv, best, suffix, st)
             if k < 0:
                 st[S_NEED] = 2 * sc_prune.shape[0]
                 return NEED_SCRATCH
@@ -523,6 +585,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
             if obj < fp[F_RC]:
                 fp[F_RC] = obj
                 st[S_INC] = tid
+                st[S_NIMPROVE] += 1
                 st[S_COUNT_OPT] = st[S_COUNT]
                 st[S_POPS_OPT] = st[S_POPS]
             for q in range(k):
@@ -535,24 +598,12 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
 
 
 @njit(cache=True)
-def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp, digits, max_pops):
+def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, w, st, ip, fp, digits, max_pops):
     """Pop and expand entries until ``max_pops`` units of work are done (a pop or a child combination is one unit;
     a long expansion is split across chunks).  Returns DONE (queue empty), CHUNK_END, COUNT_LIMIT or NEED_*."""
     n_features = ip[P_M]
-    cap = 2 * ip[P_LMAX] + 4
-    mw = entries[1].shape[1]
-    w = (np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros((cap, max(n_features, 1)), np.int64),
-         np.zeros((cap, max(n_features, 1)), np.int64), np.zeros(cap, np.int64), np.zeros(2 * cap, np.int64),
-         np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.int64), np.zeros(3 * cap, np.int64),
-         np.zeros(3 * cap, np.uint64), np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.bool_),
-         np.zeros(cap, np.bool_), np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.int64),
-         np.zeros(2 * cap, np.int64), np.zeros(2 * cap, np.float64), np.zeros(mw, np.uint64),
-         np.zeros(cap + 1, np.int64), np.zeros(cap + 1, np.float64), np.zeros(cap + 2, np.float64),
-         np.zeros(leaves[1].shape[1], np.uint64), np.zeros(1, np.int64),
-         np.zeros((cap, max(n_features, 1)), np.float64), np.zeros(cap + 1, np.float64),
-         np.zeros(2 * cap, np.float64), np.zeros(2 * cap, np.float64))
-    en_prune, en_s = entries[2], entries[4]
-    hkey, hseq, hitem = heap
+    en_prune, en_s = entries.prune, entries.n_split
+    hkey, hseq, hitem = heap.key, heap.seq, heap.item
     st[S_WORK] = 0
     st[S_WORKMAX] = max_pops
     while True:
@@ -565,7 +616,7 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, i
             if st[S_COUNT] >= ip[P_COUNTLIMIT]:
                 return COUNT_LIMIT
             need = st[S_NLEAVES] + 2 * en_s[hitem[0]] * n_features + 1
-            if need > leaves[0].shape[0] or 2 * need > ltable[0].shape[0]:
+            if need > leaves.captured.shape[0] or 2 * need > ltable.keys.shape[0]:
                 st[S_NEED] = need
                 return NEED_LEAVES
             item, _, st[S_HEAP] = heap_pop(hkey, hseq, hitem, st[S_HEAP])

@@ -5,11 +5,13 @@ recursively), for text, nested dict / JSON and Graphviz DOT output.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
+
+from ..common.formats import (as_counts, as_int, as_list, as_str_list, dot_escape, dumps, latex_escape, loads, plain,
+                              reader)
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
 
@@ -28,6 +30,7 @@ class Tree:
     n_samples: list[int] = field(default_factory=list)
     errors: list[int] = field(default_factory=list)
     classes: Sequence | None = None
+    class_counts: list = field(default_factory=list)  # per leaf: training samples of each class (may be empty)
 
     def __post_init__(self) -> None:
         self.leaves = [tuple(sorted((int(f), int(v)) for f, v in leaf)) for leaf in self.leaves]
@@ -70,6 +73,27 @@ class Tree:
             return np.asarray(self.classes)[pred]
         return pred
 
+    def leaf_class_counts(self) -> np.ndarray:
+        """``(n_leaves, K)`` training class counts per leaf: the stored ``class_counts``, or for a tree without them
+        the binary counts that ``n_samples`` / ``errors`` imply (zeros when those are absent too)."""
+        from ..common.proba import binary_counts
+
+        if self.class_counts:
+            return np.asarray(self.class_counts, dtype=np.float64).reshape(self.n_leaves, -1)
+        n = self.n_samples or [0] * self.n_leaves
+        e = self.errors or [0] * self.n_leaves
+        return binary_counts(n, e, self.predictions)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Smoothed training class frequencies of the leaf each row of a 0/1 matrix falls in (see
+        :mod:`optbb.common.proba`); the largest entry of each row is that leaf's label."""
+        from ..common.proba import smoothed_probabilities
+
+        idx = self.leaf_index(X)
+        if np.any(idx < 0):
+            raise ValueError("some rows are captured by no leaf; the leaves do not form a tree")
+        return smoothed_probabilities(self.leaf_class_counts(), self.predictions)[idx]
+
     # -- output -------------------------------------------------------------------------------------------------
     def _name(self, f: int) -> str:
         return self.feature_names[f] if f < len(self.feature_names) else f"x{f}"
@@ -78,25 +102,84 @@ class Tree:
         return self.classes[p] if self.classes is not None else p
 
     def to_dict(self) -> dict:
-        """Nested dict: internal nodes ``{"feature", "name", "true", "false"}`` (``true`` is the branch where the
-        feature is 1), leaves ``{"prediction", "n_samples", "errors"}``."""
+        """The one dict (and JSON) shape of a tree: the nested root node, internal nodes
+        ``{"feature", "name", "true", "false"}`` (``true`` is the branch where the feature is 1), leaves
+        ``{"prediction", "n_samples", "errors"}``; the root also carries ``"model": "Tree"``, ``feature_names`` and
+        ``classes`` (the labels the leaves predict), so the tree predicts on raw features after a round trip."""
 
         def rec(node):
             if node[0] == "leaf":
                 k = node[1]
-                d = {"prediction": _jsonable(self._label(self.predictions[k]))}
+                d = {"prediction": plain(self._label(self.predictions[k]))}
                 if self.n_samples:
                     d["n_samples"] = int(self.n_samples[k])
                 if self.errors:
                     d["errors"] = int(self.errors[k])
+                if self.class_counts:
+                    d["class_counts"] = plain(list(self.class_counts[k]))
                 return d
             _, f, zero, one = node
             return {"feature": int(f), "name": self._name(f), "true": rec(one), "false": rec(zero)}
 
-        return rec(self._root)
+        head = {"model": "Tree", "feature_names": [str(n) for n in self.feature_names],
+                "classes": None if self.classes is None else plain(list(self.classes))}
+        return {**head, **rec(self._root)}
 
-    def to_json(self, **kwargs) -> str:
-        return json.dumps(self.to_dict(), **kwargs)
+    @classmethod
+    @reader("Tree")
+    def from_dict(cls, d: dict) -> "Tree":
+        """The tree ``to_dict`` describes (also the older flat form with ``leaves`` and ``predictions``); a
+        ValueError on anything malformed."""
+        names = as_str_list(d["feature_names"], "feature_names")
+        classes = d.get("classes")
+        if classes is not None and (not isinstance(classes, list) or len(classes) < 2):
+            raise ValueError("classes must be null or a list of at least two labels")
+        if "leaves" in d:  # the flat form written by earlier versions of optbb.export
+            leaves = [tuple(tuple(lit) for lit in as_list(leaf, "leaf")) for leaf in as_list(d["leaves"], "leaves")]
+            preds = [as_int(p, "prediction", 0) for p in as_list(d["predictions"], "predictions")]
+            counts = [as_int(c, "n_samples", 0) for c in as_list(d.get("n_samples", []), "n_samples")]
+            errors = [as_int(e, "errors", 0) for e in as_list(d.get("errors", []), "errors")]
+            per_class = [as_counts(c, "class_counts") for c in as_list(d.get("class_counts") or [], "class_counts")]
+            if any(c is None for c in per_class):
+                raise ValueError("class_counts must hold a list of counts for every leaf")
+        else:
+            leaves, preds, counts, errors, per_class = [], [], [], [], []
+            _read_node(d, (), len(names), classes, leaves, preds, (counts, errors, per_class), 0)
+        if any(len(v) not in (0, len(leaves)) for v in (counts, errors, per_class)):
+            raise ValueError("n_samples, errors and class_counts must be given for every leaf or for none")
+        for leaf in leaves:
+            for lit in leaf:
+                if len(lit) != 2:
+                    raise ValueError(f"a leaf literal must be (feature, value), got {list(lit)}")
+                as_int(lit[0], "leaf feature", 0, len(names) - 1)
+                as_int(lit[1], "leaf value", 0, 1)
+        return cls(leaves, preds, names, counts, errors, classes, per_class)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON text of :meth:`to_dict`; ``Tree.from_json`` (or ``optbb.export.from_json``) rebuilds the tree."""
+        return dumps(self.to_dict(), indent)
+
+    @classmethod
+    def from_json(cls, s: str) -> "Tree":
+        return cls.from_dict(loads(s, "Tree"))
+
+    def to_latex(self) -> str:
+        """Nested ``algorithmic`` if/else over the tree's splits."""
+        lines = [r"\begin{algorithmic}", r"\normalsize"]
+
+        def rec(node):
+            if "prediction" in node:
+                lines.append(rf"\State $\text{{prediction}} = \text{{{latex_escape(node['prediction'])}}}$")
+                return
+            lines.append(f"\\If {{$({latex_escape(node['name'])})$}}")
+            rec(node["true"])
+            lines.append(r"\Else")
+            rec(node["false"])
+            lines.append(r"\EndIf")
+
+        rec(self.to_dict())
+        lines.append(r"\end{algorithmic}")
+        return "\n".join(lines)
 
     def text(self) -> str:
         """Indented if/else rendering."""
@@ -133,10 +216,10 @@ class Tree:
                 label = f"predict {self._label(self.predictions[k])}"
                 if self.n_samples:
                     label += f"\\n{self.n_samples[k]} samples"
-                lines.append(f'  n{i} [shape=box, label="{_esc(label)}"];')
+                lines.append(f'  n{i} [shape=box, label="{dot_escape(label)}"];')
                 return i
             _, f, zero, one = node
-            lines.append(f'  n{i} [shape=ellipse, label="{_esc(self._name(f))}"];')
+            lines.append(f'  n{i} [shape=ellipse, label="{dot_escape(self._name(f))}"];')
             a = rec(one)
             lines.append(f'  n{i} -> n{a} [label="1"];')
             b = rec(zero)
@@ -154,14 +237,35 @@ class Tree:
         return f"Tree(n_leaves={self.n_leaves}, depth={self.depth}, features={self.features_used()})"
 
 
-def _esc(s: str) -> str:
-    return s.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def _jsonable(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
+def _read_node(node, path, n_features, classes, leaves, preds, stats, depth) -> None:
+    """Collect the leaves (literal paths), predictions and ``stats`` (lists of n_samples, errors and class counts)
+    of a nested tree dict, checking every field."""
+    if not isinstance(node, dict):
+        raise ValueError(f"a tree node must be an object, got {type(node).__name__}")
+    if depth > n_features:
+        raise ValueError("the tree is deeper than its number of features")
+    if "prediction" in node:
+        label = node["prediction"]
+        if classes is None:
+            preds.append(as_int(label, "prediction", 0))
+        elif label in classes:
+            preds.append(classes.index(label))
+        else:
+            raise ValueError(f"leaf prediction {label!r} is not one of the classes {classes}")
+        leaves.append(path)
+        counts, errors, per_class = stats
+        if "n_samples" in node:
+            counts.append(as_int(node["n_samples"], "n_samples", 0))
+        if "errors" in node:
+            errors.append(as_int(node["errors"], "errors", 0))
+        if node.get("class_counts") is not None:
+            per_class.append(as_counts(node["class_counts"], "class_counts"))
+        return
+    f = as_int(node["feature"], "feature", 0, n_features - 1)
+    if any(g == f for g, _ in path):
+        raise ValueError(f"feature {f} is split on twice along one path")
+    _read_node(node["true"], path + ((f, 1),), n_features, classes, leaves, preds, stats, depth + 1)
+    _read_node(node["false"], path + ((f, 0),), n_features, classes, leaves, preds, stats, depth + 1)
 
 
 def _build(idx: list[int], leaves: list[tuple[Literal, ...]], used: set[int]):
@@ -182,18 +286,6 @@ def _build(idx: list[int], leaves: list[tuple[Literal, ...]], used: set[int]):
     return ("split", f, _build(zero, leaves, used | {f}), _build(one, leaves, used | {f}))
 
 
-def tree_objective_counts(tree: Tree, X, y) -> tuple[int, int]:
-    """(errors, leaves) of a tree on data, with majority labels recomputed from the data (ties -> 1)."""
-    idx = tree.leaf_index(X)
-    y = np.asarray(y)
-    errors = 0
-    for k in range(tree.n_leaves):
-        yk = y[idx == k]
-        pos = int(yk.sum())
-        errors += min(pos, len(yk) - pos)  # the majority label's mistakes (the same on a tie)
-    return errors, tree.n_leaves
-
-
 def leaves_from_sklearn(estimator, n_features: int) -> list[tuple[Literal, ...]]:
     """Leaves of a fitted sklearn ``DecisionTreeClassifier`` on 0/1 features (left branch = feature 0)."""
     t = estimator.tree_
@@ -209,7 +301,3 @@ def leaves_from_sklearn(estimator, n_features: int) -> list[tuple[Literal, ...]]
         stack.append((right, lits + ((f, 1),)))
         stack.append((left, lits + ((f, 0),)))
     return out
-
-
-def literal_names(leaf: Sequence[Literal], names: Sequence[str]) -> str:
-    return " and ".join(f"{names[f]}={v}" for f, v in leaf) or "(all)"

@@ -1,4 +1,5 @@
-"""``solve``: the OSDT search driver (chunked Numba kernel, limits, Ctrl-C, trace, warm starts).
+"""``solve``: the OSDT search as an engine of the common driver (chunked Numba kernel, warm starts); the driver
+(:mod:`optbb.common.driver`) owns the limits, Ctrl-C, trace and result.
 
 Returns the common :class:`~optbb.common.result.SearchResult`; its ``model`` is an :class:`optbb.osdt.model.Tree`.
 """
@@ -6,77 +7,59 @@ from __future__ import annotations
 
 import math
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
-from ..common.bitset import n_words, not_into
+from ..common import driver
+from ..common.bitset import n_words, not_into, popcount
 from ..common.bounds import objective_value
 from ..common.data import BinaryDataset
-from ..common.growth import GrowthStopped
-from ..common.limits import Budget, InterruptGuard, Limits
-from ..common.progress import Progress
+from ..common.driver import run_search
+from ..common.growth import arrays_bytes
+from ..common.limits import Limits
 from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE
 from ..common.result import SearchResult, Status
-from ..common.trace import TraceRecorder
-from ..common.validation import check_number
+from ..common.validation import NameList, Number, check_number, check_params
 from . import kernel as K
 from .bounds import a_priori_leaf_bound
-from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena
-from .model import Tree, leaves_from_sklearn
+from .initial_tree import cart_warm_start
+from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena, OsdtData
+from .model import Tree
 
 POLICIES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "entropy": ENTROPY,
             "gini": GINI, "fifo": FIFO}
 ABLATIONS = ("support", "incremental_accuracy", "accurate_support", "lookahead", "equivalent_points", "leaf_bound")
 _BIG = (1 << 62)
+_RENAMED = object()  # default of solve's former keyword warm_start
 
 
 def check_regularization(regularization) -> float:
     """Lambda of the OSDT objective, a number in (0, 1] (a leaf costs lambda), or a ValueError naming the problem."""
-    return check_number("regularization", regularization, lo=0, hi=1, lo_open=True)
+    return check_number("regularization", regularization, lo=0, hi=1, lo_open=True, caller="optbb.osdt.solve")
 
 
-def check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound):
-    if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}; choose one of {sorted(POLICIES)}")
-    if isinstance(ablation, str):
-        ablation = (ablation,)
-    try:
-        ablation = tuple(ablation)
-    except TypeError:
-        raise ValueError(f"ablation must be a list of bound names, got {ablation!r}") from None
-    bad = [a for a in ablation if a not in ABLATIONS]
-    if bad:
-        raise ValueError(f"unknown ablation name(s) {bad}; choose among {list(ABLATIONS)}")
-    if warm_start not in ("cart", None, "none"):
-        raise ValueError(f"warm_start must be 'cart' or None, got {warm_start!r}")
-    for name, v, lo in (("max_depth", max_depth, 0), ("max_leaves", max_leaves, 1)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo):
-            raise ValueError(f"{name} must be an integer >= {lo} or None, got {v!r}")
-    if upper_bound is not None:
-        try:
-            ub = float(upper_bound)
-        except (TypeError, ValueError):
-            raise ValueError(f"upper_bound must be a number or None, got {upper_bound!r}") from None
-        if not math.isfinite(ub) or ub <= 0:
-            raise ValueError(f"upper_bound must be a positive finite number, got {upper_bound!r}")
-    return ablation
+OPTION_CONSTRAINTS: dict = {  # solve's options, checked here and by OSDTClassifier
+    "policy": [StrOptions(set(POLICIES))],
+    "ablation": [NameList(ABLATIONS)],
+    "initial_tree": [StrOptions({"cart"}), None],
+    "max_depth": [Number(Integral, 0, None, closed="left"), None],
+    "max_leaves": [Number(Integral, 1, None, closed="left"), None],
+    "upper_bound": [Number(Real, 0, None, closed="neither"), None],
+    "search": [StrOptions({"auto", "dp", "leaf_set"})],
+}
 
 
-def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth, max_leaves):
-    """CART tree with the hyper-parameters the OSDT reference ties to lambda; returns its leaves or None."""
-    from sklearn.tree import DecisionTreeClassifier
-
-    n = X.shape[0]
-    max_leaf_nodes = int(math.floor(1.0 / (2.0 * lam)))
-    if max_leaves is not None:
-        max_leaf_nodes = min(max_leaf_nodes, int(max_leaves))
-    if max_leaf_nodes < 2 or (max_depth is not None and max_depth < 1) or len(np.unique(y)) < 2:
-        return None
-    clf = DecisionTreeClassifier(max_depth=max_depth, min_samples_split=max(int(math.ceil(2 * lam * n)), 2),
-                                 min_samples_leaf=max(int(math.ceil(lam * n)), 1), max_leaf_nodes=max_leaf_nodes,
-                                 min_impurity_decrease=lam, random_state=0)
-    clf.fit(X, y)
-    return leaves_from_sklearn(clf, X.shape[1])
+def check_options(policy, ablation, initial_tree, max_depth, max_leaves, upper_bound, search="auto"):
+    """Check solve's options (a ValueError naming the parameter); returns ``ablation`` as a tuple."""
+    if initial_tree == "none":  # the command line's spelling of None
+        initial_tree = None
+    check_params(OPTION_CONSTRAINTS, {"policy": policy, "ablation": ablation, "initial_tree": initial_tree,
+                                      "max_depth": max_depth, "max_leaves": max_leaves, "upper_bound": upper_bound,
+                                      "search": search},
+                 "optbb.osdt.solve")
+    return (ablation,) if isinstance(ablation, str) else tuple(ablation)
 
 
 def _leaf_counts(X, y, leaf):
@@ -86,13 +69,14 @@ def _leaf_counts(X, y, leaf):
     n = int(hit.sum())
     pos = int(y[hit].sum())
     label = 1 if pos >= n - pos else 0
-    return n, (n - pos if label == 1 else pos), label
+    return n, (n - pos if label == 1 else pos), label, [n - pos, pos]
 
 
 def _tree_from_literals(X, y, leaves, names) -> tuple[Tree, int]:
     counts = [_leaf_counts(X, y, leaf) for leaf in leaves]
     errors = sum(c[1] for c in counts)
-    return Tree(leaves, [c[2] for c in counts], list(names), [c[0] for c in counts], [c[1] for c in counts]), errors
+    return Tree(leaves, [c[2] for c in counts], list(names), [c[0] for c in counts], [c[1] for c in counts],
+                class_counts=[c[3] for c in counts]), errors
 
 
 def _decode_leaf(key_row: np.ndarray, kw: int, n_features: int):
@@ -106,31 +90,49 @@ def _decode_leaf(key_row: np.ndarray, kw: int, n_features: int):
     return tuple(lits)
 
 
-def solve(data: BinaryDataset, regularization: float, *, policy: str = "curiosity", ablation=(),
-          warm_start: str | None = "cart", upper_bound: float | None = None, max_depth: int | None = None,
-          max_leaves: int | None = None, time_limit: float | None = None, node_limit: int | None = None,
-          memory_limit=None, verbose: int = 0) -> SearchResult:
+def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", policy: str = "curiosity",
+          ablation=(), initial_tree: str | None = "cart", upper_bound: float | None = None,
+          max_depth: int | None = None, max_leaves: int | None = None, time_limit: float | None = None,
+          node_limit: int | None = None, memory_limit="auto", verbose: int = 0, labels=None,
+          warm_start=_RENAMED) -> SearchResult:
     """Certifiably optimal sparse decision tree (OSDT) minimising ``errors / N + regularization * leaves``.
 
     Parameters
     ----------
     data : BinaryDataset with 0/1 features and labels (no sample weights).
-    regularization : lambda, the penalty per leaf, in (0, 1].
+    regularization : lambda, the penalty per leaf, in (0, 1] (0 is allowed with ``search="dp"`` and a
+        ``max_depth``: minimum errors, ties to fewer leaves not guaranteed).
+    search : "dp" (dynamic programming over supports, :mod:`optbb.osdt.dp`), "leaf_set" (the OSDT paper's search
+        over leaf sets, the only one with ``policy``, ``ablation``, ``upper_bound`` and ``max_leaves``) or "auto"
+        (the default): "dp" unless one of those leaf-set options is set.
+    labels : class indices ``0 .. k-1`` (k >= 2) replacing ``data.y``, for more than two classes ("dp" only).
     policy : "curiosity" (default), "lower_bound", "objective", "entropy", "gini" or "fifo".
     ablation : names of bounds to switch off: "support", "incremental_accuracy", "accurate_support",
         "lookahead", "equivalent_points", "leaf_bound".  The hierarchical lower bound and the leaf permutation
         symmetry (Tree cache) are always on.
-    warm_start : "cart" (initial incumbent from a CART tree with lambda-tied hyper-parameters) or None.
+    initial_tree : "cart" (initial incumbent from a CART tree with lambda-tied hyper-parameters) or None.
+        (``warm_start``, its former name, still works with a FutureWarning.)
     upper_bound : an objective value known to be achievable, used as the initial pruning threshold.  If no tree
         below it exists, the search is repeated without it.
     max_depth, max_leaves : constraints on the tree (depth = number of splits on a path).
-    time_limit (s), node_limit (queue insertions, "trees evaluated"), memory_limit (bytes or "512M") stop the
-        search early; the result then reports its status, a valid lower bound and the gap.
+    time_limit (s), node_limit (queue insertions, "trees evaluated"), memory_limit (bytes, "512M", "auto" = half of
+        the physical memory, the default, or None for no cap) stop the search early; the result then reports its
+        status, a valid lower bound and the gap.
     """
     if not isinstance(data, BinaryDataset):
         raise ValueError(f"data must be a BinaryDataset, got {type(data).__name__}")
     if data.sample_weight is not None:
         raise ValueError("OSDT does not support sample weights (data.sample_weight is set)")
+    if warm_start is not _RENAMED:
+        warnings.warn("solve(warm_start=...) is renamed solve(initial_tree=...); warm_start will be removed",
+                      FutureWarning, stacklevel=2)
+        initial_tree = warm_start
+    warm_start = initial_tree
+    # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
+    if choose_search(search, policy, ablation, upper_bound, max_leaves, labels) == "dp":
+        return _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
+                         node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels)
+    # -- the leaf-set search ---------------------------------------------------------------------------------------
     lam = check_regularization(regularization)
     ablation = check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound)
     limits = Limits(time_limit, node_limit, memory_limit)
@@ -144,174 +146,222 @@ def solve(data: BinaryDataset, regularization: float, *, policy: str = "curiosit
     return result
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# search dispatch ("auto" | "dp" | "leaf_set")
+# ----------------------------------------------------------------------------------------------------------------
+SEARCHES = ("auto", "dp", "leaf_set")
+
+
+def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max_leaves=None, labels=None) -> str:
+    """"dp" or "leaf_set" for the ``search`` argument; a ValueError names an option the chosen search lacks."""
+    if search not in SEARCHES:
+        raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
+    leaf_set_only = [name for name, is_set in (("policy", policy != "curiosity"),
+                                               ("ablation", bool(ablation) if not isinstance(ablation, str)
+                                                else True),
+                                               ("upper_bound", upper_bound is not None),
+                                               ("max_leaves", max_leaves is not None)) if is_set]
+    if search == "auto":
+        search = "leaf_set" if leaf_set_only else "dp"
+    if search == "dp" and leaf_set_only:
+        raise ValueError(f"search='dp' does not support {', '.join(leaf_set_only)} (the leaf-set search does: "
+                         "use search='leaf_set' or search='auto')")
+    if search == "leaf_set" and labels is not None:
+        raise ValueError("labels (more than two classes) need search='dp' or 'auto'")
+    return search
+
+
+def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_limit, memory_limit, verbose,
+              labels):
+    from .dp_search import check_labels, solve_dp
+
+    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
+                                  or max_depth < 0):
+        raise ValueError(f"max_depth must be an integer >= 0 or None, got {max_depth!r}")
+    if max_depth is None:
+        lam = check_regularization(regularization)
+    else:  # with a depth limit, lambda = 0 (minimum errors) is a valid objective
+        lam = check_number("regularization", regularization, lo=0, hi=1)
+    if warm_start not in ("cart", None, "none"):
+        raise ValueError(f"warm_start must be 'cart' or None, got {warm_start!r}")
+    y = data.y if labels is None else check_labels(labels, data.n_samples)
+    return solve_dp(data.X, y, lam, max_depth=None if max_depth is None else int(max_depth),
+                    feature_names=data.feature_names, warm_start="cart" if warm_start == "cart" else None,
+                    time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose)
+
+
 def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_leaves, limits, verbose):
-    budget = Budget(limits)
-    X, y = data.X, data.y
-    n, m = data.n_samples, data.n_features
-    lam_n = lam * n
-    W, KW = n_words(n), n_words(max(m, 1))
-    xbits = np.ascontiguousarray(data.bits)
-    xnot = np.zeros_like(xbits)
-    for f in range(m):
-        not_into(xnot[f], xbits[f], n)
-    ybits = np.ascontiguousarray(data.y_bits)
-    zbits = np.ascontiguousarray(data.minority_bits())
-    data_t = (xbits, xnot, ybits, zbits)
-
-    # incumbent candidates outside the search: CART and a user bound
-    n_pos = int(y.sum())
-    root_obj = objective_value(min(n_pos, n - n_pos), 1, n, lam)
-    rc = math.inf
-    cart_tree, cart_obj = None, math.inf
-    if warm_start == "cart":
-        leaves = cart_warm_start(X, y, lam, max_depth, max_leaves)
-        if leaves is not None:
-            cart_tree, cart_err = _tree_from_literals(X, y, leaves, data.feature_names)
-            cart_obj = objective_value(cart_err, cart_tree.n_leaves, n, lam)
-            rc = cart_obj
-    if upper_bound is not None:
-        rc = min(rc, float(upper_bound))
-    r0 = min(rc, root_obj)
-    lmax = a_priori_leaf_bound(r0, lam)
-    if max_leaves is not None:
-        lmax = min(lmax, int(max_leaves) + 1)
-    lmax = max(lmax, 2)
-    MW = n_words(lmax + 1)
-
-    ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
-    ip[K.P_N], ip[K.P_M] = n, m
-    ip[K.P_MAXDEPTH] = _BIG if max_depth is None else int(max_depth)
-    ip[K.P_MAXLEAVES] = _BIG if max_leaves is None else int(max_leaves)
-    ip[K.P_POLICY] = POLICIES[policy]
-    ip[K.P_SUPPORT] = "support" not in ablation
-    ip[K.P_INCR] = "incremental_accuracy" not in ablation
-    ip[K.P_ACCU] = "accurate_support" not in ablation
-    ip[K.P_LOOKAHEAD] = "lookahead" not in ablation
-    ip[K.P_EQUIV] = "equivalent_points" not in ablation
-    ip[K.P_LEAFBOUND] = "leaf_bound" not in ablation
-    ip[K.P_COUNTLIMIT] = _BIG if limits.node_limit is None else limits.node_limit
-    ip[K.P_LMAX] = lmax
-    fp = np.array([lam, lam_n, rc], dtype=np.float64)
-    st = np.zeros(K.N_STATE, dtype=np.int64)
-    st[K.S_RESUME] = -1
-    st[K.S_INC] = -1
-    digits = np.zeros(2 * lmax + 4, dtype=np.int64)
-
-    arena = Arena(W, KW, MW)
-    cap_bytes = limits.memory_limit
-    trace = TraceRecorder()
-    status = None
-    if cap_bytes is not None and arena.nbytes() > cap_bytes:
-        status = Status.MEMORY_LIMIT
-    else:
-        K.init_search(data_t, arena.leaves, arena.ltable, arena.trees, arena.ttable, arena.entries, arena.heap,
-                      st, ip, fp)
-    progress = Progress(verbose, "osdt")
-    max_work = 64
-    t_opt = 0.0 if st[K.S_INC] >= 0 else None
-    count_opt_seen = st[K.S_COUNT_OPT]
-    try:
-        with InterruptGuard() as guard:
-            while status is None:
-                t0 = budget.elapsed()
-                c0 = int(st[K.S_COUNT])
-                inc_before = int(st[K.S_INC])
-                opt_before = int(st[K.S_COUNT_OPT])
-                code = K.run_chunk(data_t, arena.leaves, arena.ltable, arena.trees, arena.ttable, arena.entries,
-                                   arena.heap, arena.scratch, st, ip, fp, digits, max_work)
-                t1 = budget.elapsed()
-                if int(st[K.S_INC]) != inc_before or int(st[K.S_COUNT_OPT]) != opt_before:
-                    c1 = int(st[K.S_COUNT])
-                    frac = (int(st[K.S_COUNT_OPT]) - c0) / (c1 - c0) if c1 > c0 else 1.0
-                    t_opt = t0 + min(max(frac, 0.0), 1.0) * (t1 - t0)
-                    count_opt_seen = int(st[K.S_COUNT_OPT])
-                if code == K.DONE:
-                    status = Status.OPTIMAL
-                    break
-                if code == K.COUNT_LIMIT:
-                    status = Status.NODE_LIMIT
-                    break
-                if code in (NEED_LEAVES, NEED_TREES, NEED_ENTRIES, NEED_SCRATCH):
-                    need = (int(st[K.S_NEED]), int(st[K.S_NEED2])) if code == NEED_TREES else int(st[K.S_NEED])
-                    try:
-                        if not arena.grow(code, need, cap_bytes, lambda: budget.must_stop(guard)):
-                            status = Status.MEMORY_LIMIT
-                            break
-                    except GrowthStopped:
-                        pass  # the time limit or Ctrl-C arrived: reported by the checks below
-                else:  # end of a chunk: adapt its size to ~0.05 s
-                    dt = t1 - t0
-                    if dt < 0.02:
-                        max_work = min(max_work * 2, 1 << 24)
-                    elif dt > 0.1 and max_work > 1:
-                        max_work //= 2
-                    if trace.due(t1):
-                        lb = trace.sample(t1, _incumbent_objective(st, fp, cart_obj, root_obj, n, lam, arena),
-                                          lambda: _global_lower_bound(arena, st, fp), int(st[K.S_HEAP]),
-                                          int(st[K.S_COUNT]))
-                        progress.update(int(st[K.S_COUNT]), float(fp[K.F_RC]), lb, int(st[K.S_HEAP]),
-                                        arena.nbytes())
-                if guard.interrupted:
-                    status = Status.INTERRUPTED
-                    break
-                if budget.exceeded(int(st[K.S_COUNT]), arena.nbytes()) is Status.TIME_LIMIT:
-                    status = Status.TIME_LIMIT
-                    break
-    finally:  # a second Ctrl-C (KeyboardInterrupt from InterruptGuard) aborts, as documented
-        progress.close()
-    total_time = budget.elapsed()
-
-    # the model: the best tree the search found, else the CART warm start, else the root
-    if st[K.S_INC] >= 0:
-        model, errors = _search_tree(arena, int(st[K.S_INC]), X, y, data.feature_names, KW, m)
-        objective = objective_value(errors, model.n_leaves, n, lam)
-    elif cart_tree is not None and cart_obj <= root_obj:
-        model, objective = cart_tree, cart_obj
-        t_opt, count_opt_seen = 0.0, 0
-    else:
-        model, _ = _tree_from_literals(X, y, [()], data.feature_names)
-        objective = root_obj
-        t_opt, count_opt_seen = 0.0, 0
-    if status is Status.OPTIMAL:
-        lower_bound = min(float(fp[K.F_RC]), objective)
-    else:
-        lower_bound = min(_global_lower_bound(arena, st, fp), objective)
-    trace.record(total_time, objective, lower_bound, int(st[K.S_HEAP]), int(st[K.S_COUNT]))
-    counters = {
-        "trees_evaluated": int(st[K.S_COUNT]),
-        "trees_to_optimum": int(count_opt_seen),
-        "nodes_expanded": int(st[K.S_POPS]),
-        "total_time": total_time,
-        "time_to_optimum": float(t_opt) if t_opt is not None else 0.0,
-        "max_queue_size": int(st[K.S_MAXHEAP]),
-        "queue_size": int(st[K.S_HEAP]),
-        "leaf_cache_size": int(st[K.S_NLEAVES]),
-        "tree_cache_size": int(st[K.S_NTREES]),
-        "memory_bytes": arena.nbytes(),
-        "cart_objective": cart_obj if cart_tree is not None else None,
-        "best_is_cart": bool(st[K.S_INC] < 0 and cart_tree is not None and cart_obj <= root_obj),
-    }
-    return SearchResult(model=model, objective=float(objective), lower_bound=float(lower_bound), status=status,
-                        counters=counters, trace=trace.frame())
+    engine = OsdtEngine(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_leaves, limits)
+    return run_search(engine, limits, verbose)
 
 
-def _global_lower_bound(arena: Arena, st, fp) -> float:
-    """min(R^c, smallest proven bound in the queue): every tree not yet dominated descends from a queue entry."""
-    return float(min(fp[K.F_RC], K.frontier_bound(arena.entries, arena.heap, st)))
+class OsdtEngine:
+    """One OSDT search (leaf-set branch and bound) as a driver engine (:mod:`optbb.common.driver`).  A node is a
+    tree pushed to the queue (``trees_evaluated``, the reference's COUNT); a unit of work is a pop or a child
+    combination."""
 
+    name = "osdt"
+    first_work = 64
 
-def _incumbent_objective(st, fp, cart_obj, root_obj, n, lam, arena) -> float:
-    if st[K.S_INC] >= 0:
-        t = int(st[K.S_INC])
-        return float(objective_value(int(arena.trees[2][t]), int(arena.trees[1][t]), n, lam))
-    return float(min(cart_obj, root_obj))
+    def __init__(self, data: BinaryDataset, lam: float, policy: str, ablation, warm_start, upper_bound, max_depth,
+                 max_leaves, limits: Limits):
+        self.data, self.lam, self.policy, self.ablation = data, lam, policy, set(ablation)
+        self.warm_start, self.upper_bound = warm_start, upper_bound
+        self.max_depth, self.max_leaves, self.limits = max_depth, max_leaves, limits
+        self.n, self.m = data.n_samples, data.n_features
 
+    def start(self) -> Status | None:
+        """Packed data, the CART warm start and a user bound as first incumbents, the arrays, the root."""
+        data, lam, ablation, n, m = self.data, self.lam, self.ablation, self.n, self.m
+        X, y = data.X, data.y
+        W, KW = n_words(n), n_words(max(m, 1))
+        xbits = np.ascontiguousarray(data.bits)
+        xnot = np.zeros_like(xbits)
+        for f in range(m):
+            not_into(xnot[f], xbits[f], n)
+        self.packed = OsdtData(xbits, xnot, np.ascontiguousarray(data.y_bits),
+                               np.ascontiguousarray(data.minority_bits()))
+        # incumbent candidates outside the search: CART and a user bound
+        n_pos = int(y.sum())
+        self.root_obj = objective_value(min(n_pos, n - n_pos), 1, n, lam)
+        rc = math.inf
+        self.cart_tree, self.cart_obj = None, math.inf
+        if self.warm_start == "cart":
+            leaves = cart_warm_start(X, y, lam, self.max_depth, self.max_leaves)
+            if leaves is not None:
+                self.cart_tree, cart_err = _tree_from_literals(X, y, leaves, data.feature_names)
+                self.cart_obj = objective_value(cart_err, self.cart_tree.n_leaves, n, lam)
+                rc = self.cart_obj
+        if self.upper_bound is not None:
+            rc = min(rc, float(self.upper_bound))
+        lmax = a_priori_leaf_bound(min(rc, self.root_obj), lam)
+        if self.max_leaves is not None:
+            lmax = min(lmax, int(self.max_leaves) + 1)
+        lmax = max(lmax, 2)
+        MW = n_words(lmax + 1)
 
-def _search_tree(arena: Arena, tid: int, X, y, names, kw: int, m: int) -> tuple[Tree, int]:
-    off, ln = int(arena.trees[0][tid]), int(arena.trees[1][tid])
-    ids = arena.trees[3][off:off + ln]
-    leaves = [_decode_leaf(arena.leaves[1][i], kw, m) for i in ids]
-    tree, errors = _tree_from_literals(X, y, leaves, names)
-    if errors != int(arena.trees[2][tid]):  # cheap consistency check of the kernel's counts
-        raise RuntimeError(f"internal error: tree errors {errors} != cached {int(arena.trees[2][tid])}")
-    return tree, errors
+        ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
+        ip[K.P_N], ip[K.P_M] = n, m
+        ip[K.P_MAXDEPTH] = _BIG if self.max_depth is None else int(self.max_depth)
+        ip[K.P_MAXLEAVES] = _BIG if self.max_leaves is None else int(self.max_leaves)
+        ip[K.P_POLICY] = POLICIES[self.policy]
+        ip[K.P_SUPPORT] = "support" not in ablation
+        ip[K.P_INCR] = "incremental_accuracy" not in ablation
+        ip[K.P_ACCU] = "accurate_support" not in ablation
+        ip[K.P_LOOKAHEAD] = "lookahead" not in ablation
+        ip[K.P_EQUIV] = "equivalent_points" not in ablation
+        ip[K.P_LEAFBOUND] = "leaf_bound" not in ablation
+        ip[K.P_COUNTLIMIT] = _BIG if self.limits.node_limit is None else self.limits.node_limit
+        ip[K.P_LMAX] = lmax
+        self.ip = ip
+        self.fp = np.array([lam, lam * n, rc], dtype=np.float64)
+        self.st = np.zeros(K.N_STATE, dtype=np.int64)
+        self.st[K.S_RESUME] = -1
+        self.st[K.S_INC] = -1
+        self.digits = np.zeros(2 * lmax + 4, dtype=np.int64)
+        self.arena = Arena(W, KW, MW)
+        self.work = None
+        cap = self.limits.memory_limit
+        needed = self.arena.nbytes() + K.workspace_bytes(lmax, m, MW, KW) + self.digits.nbytes
+        if cap is not None and needed > cap:
+            return Status.MEMORY_LIMIT
+        self.work = K.new_workspace(lmax, m, MW, KW)
+        a = self.arena
+        K.init_search(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, self.st, ip, self.fp)
+        return None
+
+    def step(self, work: int) -> int:
+        a = self.arena
+        code = K.run_chunk(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, a.scratch,
+                           self.work, self.st, self.ip, self.fp, self.digits, work)
+        if code == K.DONE:
+            return driver.DONE
+        if code == K.COUNT_LIMIT:
+            return driver.NODE_LIMIT
+        if code in (NEED_LEAVES, NEED_TREES, NEED_ENTRIES, NEED_SCRATCH):
+            self.need_code = code
+            return driver.NEED_MEMORY
+        return driver.RUNNING
+
+    def grow(self, cap_bytes: int | None, must_stop) -> bool:
+        code, st = self.need_code, self.st
+        need = (int(st[K.S_NEED]), int(st[K.S_NEED2])) if code == NEED_TREES else int(st[K.S_NEED])
+        return self.arena.grow(code, need, None if cap_bytes is None else cap_bytes - self._fixed_bytes(),
+                               must_stop)
+
+    def _fixed_bytes(self) -> int:
+        """Bytes held outside the arena: the expansion workspace and the combination counter."""
+        return (0 if self.work is None else arrays_bytes(self.work)) + self.digits.nbytes
+
+    def nodes(self) -> int:
+        return int(self.st[K.S_COUNT])
+
+    def improvement_nodes(self) -> int:
+        return int(self.st[K.S_COUNT_OPT])
+
+    def improvements(self) -> int:
+        return int(self.st[K.S_NIMPROVE])
+
+    def memory_bytes(self) -> int:
+        return self.arena.nbytes() + self._fixed_bytes()
+
+    def queue_size(self) -> int:
+        return int(self.st[K.S_HEAP])
+
+    def incumbent(self) -> float:
+        st = self.st
+        if st[K.S_INC] >= 0:
+            t = int(st[K.S_INC])
+            return float(objective_value(int(self.arena.trees.errors[t]), int(self.arena.trees.length[t]), self.n,
+                                         self.lam))
+        return float(min(self.cart_obj, self.root_obj))
+
+    def lower_bound(self) -> float:
+        """min(R^c, smallest proven bound in the queue): every tree not yet dominated descends from a queue
+        entry."""
+        return float(min(self.fp[K.F_RC], K.frontier_bound(self.arena.entries, self.arena.heap, self.st)))
+
+    def finish(self, status: Status):
+        """The model: the best tree the search found, else the CART warm start, else the root."""
+        st, data, n, lam = self.st, self.data, self.n, self.lam
+        X, y = data.X, data.y
+        trees_to_opt = int(st[K.S_COUNT_OPT])
+        best_is_cart = bool(st[K.S_INC] < 0 and self.cart_tree is not None and self.cart_obj <= self.root_obj)
+        if st[K.S_INC] >= 0:
+            model, errors = self._search_tree(int(st[K.S_INC]))
+            objective = objective_value(errors, model.n_leaves, n, lam)
+        elif best_is_cart:
+            model, objective = self.cart_tree, self.cart_obj
+            trees_to_opt = 0
+        else:
+            model, _ = _tree_from_literals(X, y, [()], data.feature_names)
+            objective = self.root_obj
+            trees_to_opt = 0
+        if status is Status.OPTIMAL:
+            lower_bound = min(float(self.fp[K.F_RC]), objective)
+        elif self.work is None:  # the search never started: only the equivalent points bound of any tree
+            lower_bound = min(objective_value(popcount(self.packed.z), 1, n, lam), objective)
+        else:
+            lower_bound = min(self.lower_bound(), objective)
+        counters = {
+            "trees_evaluated": int(st[K.S_COUNT]),
+            "trees_to_optimum": trees_to_opt,
+            "nodes_expanded": int(st[K.S_POPS]),
+            "max_queue_size": int(st[K.S_MAXHEAP]),
+            "queue_size": int(st[K.S_HEAP]),
+            "leaf_cache_size": int(st[K.S_NLEAVES]),
+            "tree_cache_size": int(st[K.S_NTREES]),
+            "cart_objective": self.cart_obj if self.cart_tree is not None else None,
+            "best_is_cart": best_is_cart,
+        }
+        return model, float(objective), float(lower_bound), counters
+
+    def _search_tree(self, tid: int) -> tuple[Tree, int]:
+        trees, data = self.arena.trees, self.data
+        off, ln = int(trees.offset[tid]), int(trees.length[tid])
+        ids = trees.leaf_ids[off:off + ln]
+        leaves = [_decode_leaf(self.arena.leaves.key[i], self.arena.KW, self.m) for i in ids]
+        tree, errors = _tree_from_literals(data.X, data.y, leaves, data.feature_names)
+        if errors != int(trees.errors[tid]):  # cheap consistency check of the kernel's counts
+            raise RuntimeError(f"internal error: tree errors {errors} != cached {int(trees.errors[tid])}")
+        return tree, errors

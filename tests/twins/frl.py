@@ -1,4 +1,4 @@
-"""Brute-force twins of optbb.frl: plain Python, exhaustive, obviously correct, slow.
+"""Brute-force twins of FRL and softFRL: plain Python, exhaustive, obviously correct, slow.
 
 Samples are bits of Python ints.  Antecedents are given as 0/1 columns; a rule list is a tuple of column indices and
 implicitly ends with the else clause.  Everything here is written from the definitions of the spec (Sections 1-3),

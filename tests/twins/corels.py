@@ -1,4 +1,5 @@
-"""Brute-force twin of CORELS: enumerate every ordered prefix of distinct antecedents and score it directly."""
+"""Brute-force twin of CORELS: enumerate every ordered prefix of distinct antecedents and score it directly (numpy
+only, nothing from optbb)."""
 from __future__ import annotations
 
 from itertools import permutations

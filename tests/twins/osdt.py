@@ -1,18 +1,16 @@
 """Brute-force twin of OSDT: every decision tree on a few binary features, objective computed directly.
 
-Slow and obviously correct.  ``all_trees`` lists every tree (as its leaves) up to a depth; ``osdt_brute_force``
-takes the minimum objective over the same space, computed per region (the set of trees of a region is every
-single leaf plus every split of it into two subtrees), keeping for each number of leaves only the fewest errors,
-which is all the objective depends on.  Trees never split on a feature already on their path (such a split leaves
-an empty side and cannot help; the search excludes it too).
+Slow and obviously correct; plain numpy, nothing from optbb.  ``all_trees`` lists every tree (as its leaves) up to a
+depth; ``osdt_brute_force`` takes the minimum objective over the same space, computed per region (the set of trees
+of a region is every single leaf plus every split of it into two subtrees), keeping for each number of leaves only
+the fewest errors, which is all the objective depends on.  Trees never split on a feature already on their path
+(such a split leaves an empty side and cannot help; the search excludes it too).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
-
-from optbb.common.bounds import objective_value
 
 __all__ = ["all_trees", "tree_errors", "tree_objective", "min_errors_by_leaves", "osdt_brute_force"]
 
@@ -43,6 +41,11 @@ def tree_errors(X, y, leaves) -> int:
         neg = int(hit.sum()) - pos
         errors += pos if neg > pos else neg
     return errors
+
+
+def objective_value(errors: int, n_leaves: int, n_samples: int, lam: float) -> float:
+    """The regularised risk of a tree: ``errors / N + lambda * leaves`` (OSDT Eq. 4)."""
+    return errors / n_samples + lam * n_leaves
 
 
 def tree_objective(X, y, leaves, lam) -> float:

@@ -1,0 +1,169 @@
+"""The search driver: the one loop that runs every solver's compiled kernel in chunks.
+
+A solver supplies an *engine* (:class:`Engine`): its arrays, a kernel step, a growth rule, a global lower bound and
+its own counters.  :func:`run_search` owns everything else: the time, node and memory limits (:class:`Budget`),
+Ctrl-C (:class:`~optbb.common.limits.InterruptGuard`), the size of each chunk (about :data:`CHUNK_SECONDS` of
+work), the progress line, the trace (the global lower bound sampled at most ~5 % of the time), the status, the
+time to the optimum, and the :class:`SearchResult` with one counter schema for every solver: ``total_time``,
+``time_to_optimum``, ``memory_bytes`` (peak accounted bytes), ``nodes`` (the engine's node counter, what
+``node_limit`` counts), plus the engine's own counters (``nodes_evaluated``, ``trees_evaluated``, ``iterations``...).
+
+Step codes an engine returns: :data:`RUNNING` (a full chunk done), :data:`PAUSED` (stopped early, e.g. right after
+the incumbent improved: the chunk size is not adapted), :data:`DONE` (search exhausted: the status is the engine's
+``exhausted_status``, OPTIMAL unless it says otherwise), :data:`NODE_LIMIT` (its node counter reached the limit),
+:data:`NEED_MEMORY` (arrays full: the driver calls ``grow``, under the memory cap).
+
+Optional engine members: ``first_work`` (work of the first chunk, default 16), ``exhausted_status``,
+``improvement_nodes()`` (node counter when the incumbent last improved: the time to the optimum is then
+interpolated inside the chunk), ``own_trace()`` (a trace frame of the engine's own, replacing the sampled one).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Protocol
+
+from . import limits as _limits
+from .growth import GrowthStopped
+from .limits import Budget, Limits
+from .progress import Progress
+from .result import SearchResult, Status
+from .trace import TraceRecorder
+
+RUNNING, DONE, NODE_LIMIT, NEED_MEMORY, PAUSED = range(5)
+
+CHUNK_SECONDS = 0.05   # aimed duration of one chunk: limits and Ctrl-C are noticed within about this
+MIN_CHUNK_SECONDS = 0.001
+MAX_WORK = 1 << 24
+FIRST_WORK = 16
+
+
+class Engine(Protocol):
+    """What a solver plugs into :func:`run_search` (see the module docstring for the optional members)."""
+
+    name: str
+
+    def start(self) -> Status | None:
+        """Build arrays, root and incumbent; MEMORY_LIMIT if the search cannot start under the cap."""
+
+    def step(self, work: int) -> int:
+        """Run one kernel chunk of at most ``work`` units; returns a step code."""
+
+    def grow(self, cap_bytes: int | None, must_stop: Callable[[], bool]) -> bool:
+        """Enlarge the arrays; False when ``cap_bytes`` forbids it; may raise GrowthStopped."""
+
+    def nodes(self) -> int: ...
+
+    def memory_bytes(self) -> int: ...
+
+    def incumbent(self) -> float: ...
+
+    def improvements(self) -> int: ...
+
+    def lower_bound(self) -> float: ...
+
+    def queue_size(self) -> int: ...
+
+    def finish(self, status: Status) -> tuple[Any, float, float, dict]:
+        """``(model, objective, lower_bound, counters)``; ``lower_bound == objective`` when OPTIMAL."""
+
+
+def next_work(work: int, seconds: float, remaining: float) -> int:
+    """Work for the next chunk, scaled so that it takes about :data:`CHUNK_SECONDS` (less near the time limit:
+    half the remaining time), growing at most fourfold from one chunk to the next."""
+    target = min(CHUNK_SECONDS, max(MIN_CHUNK_SECONDS, remaining / 2))
+    if seconds <= 0:
+        return min(work * 4, MAX_WORK)
+    return int(max(1, min(work * 4, MAX_WORK, work * target / seconds)))
+
+
+def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult:
+    """Run ``engine`` to its end or to a limit and return its :class:`SearchResult` (module docstring)."""
+    budget = Budget(limits)
+    trace = TraceRecorder()
+    status = engine.start()
+    peak = engine.memory_bytes()
+    if status is None and _over_memory(limits, peak):
+        status = Status.MEMORY_LIMIT
+    seen_improvements = engine.improvements()
+    time_to_optimum = 0.0
+    lower = math.nan
+    if status is None:
+        lower = trace.sample(budget.elapsed(), engine.incumbent(), engine.lower_bound, engine.queue_size(),
+                             engine.nodes())
+    progress = Progress(verbose, engine.name)
+    work = int(getattr(engine, "first_work", FIRST_WORK))
+    try:
+        with _limits.InterruptGuard() as guard:  # looked up here, so tests can replace it
+            while status is None:
+                t0, n0 = budget.elapsed(), engine.nodes()
+                code = engine.step(work)
+                t1 = budget.elapsed()
+                if engine.improvements() != seen_improvements:
+                    seen_improvements = engine.improvements()
+                    time_to_optimum = _improvement_time(engine, n0, t0, t1)
+                if code == DONE:
+                    status = getattr(engine, "exhausted_status", Status.OPTIMAL)
+                    break
+                if code == NODE_LIMIT:
+                    status = Status.NODE_LIMIT
+                    break
+                if code == NEED_MEMORY:
+                    status = _stop_status(budget, guard)  # a limit already reached ends the search ungrown
+                    if status is None:
+                        try:
+                            if not engine.grow(limits.memory_limit, lambda: budget.must_stop(guard)):
+                                status = Status.MEMORY_LIMIT
+                        except GrowthStopped:
+                            pass  # the time limit or Ctrl-C arrived during the growth: reported below
+                        finally:  # a growth stopped half-way may still have replaced some arrays
+                            peak = max(peak, engine.memory_bytes())
+                elif code == RUNNING:
+                    work = next_work(work, t1 - t0, budget.remaining_time())
+                memory = engine.memory_bytes()
+                peak = max(peak, memory)
+                if status is None:
+                    status = _stop_status(budget, guard)
+                if status is None and _over_memory(limits, memory):
+                    status = Status.MEMORY_LIMIT
+                now = budget.elapsed()
+                if trace.due(now):
+                    lower = trace.sample(now, engine.incumbent(), engine.lower_bound, engine.queue_size(),
+                                         engine.nodes())
+                progress.update(engine.nodes(), engine.incumbent(), lower, engine.queue_size(), memory)
+    finally:  # a second Ctrl-C (KeyboardInterrupt from the guard) aborts, as documented
+        progress.close()
+    model, objective, lower, counters = engine.finish(status)
+    total = budget.elapsed()
+    own = getattr(engine, "own_trace", None)
+    frame = own() if own is not None else None
+    if frame is None:
+        if trace.last_lower_bound() != lower:
+            trace.record(total, objective, lower, engine.queue_size(), engine.nodes())
+        frame = trace.frame()
+    counters = {**counters, "nodes": int(engine.nodes()), "total_time": total, "time_to_optimum": time_to_optimum,
+                "memory_bytes": int(max(peak, engine.memory_bytes()))}
+    return SearchResult(model, float(objective), float(lower), status, counters, frame)
+
+
+def _over_memory(limits: Limits, memory: int) -> bool:
+    return limits.memory_limit is not None and memory > limits.memory_limit
+
+
+def _stop_status(budget: Budget, guard) -> Status | None:
+    """INTERRUPTED after a Ctrl-C, TIME_LIMIT once the time is up, else None."""
+    if guard.interrupted:
+        return Status.INTERRUPTED
+    if budget.remaining_time() <= 0:
+        return Status.TIME_LIMIT
+    return None
+
+
+def _improvement_time(engine: Engine, n0: int, t0: float, t1: float) -> float:
+    """When the incumbent last improved during a chunk run from ``t0`` to ``t1``: interpolated by the engine's node
+    counter if it says at which node that happened, else the end of the chunk."""
+    at = getattr(engine, "improvement_nodes", None)
+    n1 = engine.nodes()
+    if at is None or n1 <= n0:
+        return t1
+    frac = (at() - n0) / (n1 - n0)
+    return t0 + min(max(frac, 0.0), 1.0) * (t1 - t0)

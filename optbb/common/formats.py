@@ -1,0 +1,171 @@
+"""Pieces the models share for their dict / JSON / LaTeX / DOT forms.
+
+Each model class owns its forms (``to_dict``, ``from_dict``, ``to_json``, ``from_json``, ``to_latex``, ``to_dot``);
+this module holds what they have in common: JSON-safe values (no ``NaN`` or ``Infinity`` in the text: non-finite
+numbers are written as ``null``), escaping, the if / else-if / else chain of a rule list, and the reading rules
+(anything malformed is a ``ValueError`` naming the model and the problem, never a ``KeyError`` or ``TypeError``).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import numbers
+
+import numpy as np
+
+
+def plain(v):
+    """JSON-safe Python value: numpy scalars and arrays to Python, tuples to lists, non-finite floats to None."""
+    if isinstance(v, np.ndarray):
+        return [plain(x) for x in v.tolist()]
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    return v
+
+
+def dumps(d: dict, indent: int | None = 2) -> str:
+    """Strict JSON text of a model dict (``allow_nan=False``: strict parsers reject ``NaN``)."""
+    return json.dumps(plain(d), indent=indent, allow_nan=False)
+
+
+def loads(s, kind: str) -> dict:
+    """The dict a JSON text holds, or a ValueError saying why it cannot be a ``kind``."""
+    if not isinstance(s, (str, bytes, bytearray)):
+        raise ValueError(f"{kind} JSON must be text, got {type(s).__name__}")
+    try:
+        d = json.loads(s)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not valid JSON for a {kind}: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{kind} JSON is nested too deeply") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"{kind} JSON must be an object, got {type(d).__name__}")
+    return d
+
+
+def reader(kind: str):
+    """Decorator for a ``from_dict``: the model's name must match ``d["model"]`` (absent is accepted), and any
+    ``KeyError`` / ``TypeError`` / ``AttributeError`` / ``IndexError`` while reading becomes a ``ValueError``."""
+
+    def wrap(fn):
+        @functools.wraps(fn)
+        def read(cls, d):
+            if not isinstance(d, dict):
+                raise ValueError(f"a {kind} must be read from a dict, got {type(d).__name__}")
+            if d.get("model", kind) != kind:
+                raise ValueError(f"this JSON describes a {d.get('model')!r}, not a {kind}")
+            try:
+                return fn(cls, d)
+            except KeyError as exc:
+                raise ValueError(f"malformed {kind}: missing field {exc}") from None
+            except (TypeError, AttributeError, IndexError, OverflowError) as exc:
+                raise ValueError(f"malformed {kind}: {exc}") from None
+            except RecursionError:
+                raise ValueError(f"malformed {kind}: nested too deeply") from None
+
+        return read
+
+    return wrap
+
+
+def as_int(v, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    """An integer field (``True`` and ``2.5`` refused), in ``[lo, hi]`` where given."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise ValueError(f"{what} must be an integer, got {v!r}")
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{what} must lie in [{lo}, {hi}], got {v!r}")
+    return int(v)
+
+
+def as_float(v, what: str) -> float:
+    """A number field; None (how non-finite numbers are written) reads as NaN."""
+    if v is None:
+        return math.nan
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise ValueError(f"{what} must be a number or null, got {v!r}")
+    return float(v)
+
+
+def as_list(v, what: str) -> list:
+    if not isinstance(v, list):
+        raise ValueError(f"{what} must be a list, got {type(v).__name__}")
+    return v
+
+
+def as_counts(v, what: str) -> list[float] | None:
+    """Class counts (non-negative numbers, one per class) or None where a model does not store them."""
+    if v is None:
+        return None
+    v = as_list(v, what)
+    if not all(not isinstance(x, bool) and isinstance(x, numbers.Real) and math.isfinite(x) and x >= 0 for x in v):
+        raise ValueError(f"{what} must be a list of non-negative numbers")
+    return [int(x) if float(x).is_integer() else float(x) for x in v]
+
+
+def as_str_list(v, what: str) -> list[str]:
+    v = as_list(v, what)
+    if not all(isinstance(x, str) for x in v):
+        raise ValueError(f"{what} must be a list of strings")
+    return list(v)
+
+
+def literals(features, negated, n_features: int, what: str) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """A conjunction's feature indices (each in ``[0, n_features)``) and signs, read from JSON lists."""
+    feats = tuple(as_int(f, f"{what} feature", 0, n_features - 1) for f in as_list(features, f"{what} features"))
+    neg = as_list(negated, f"{what} negated")
+    if len(neg) != len(feats) or not all(isinstance(b, bool) for b in neg):
+        raise ValueError(f"{what}: negated must hold one true/false per feature")
+    return feats, tuple(neg)
+
+
+def latex_escape(s) -> str:
+    """Escape the LaTeX special characters of a feature or label name."""
+    out = str(s)
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
+                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}"),
+                 ("<", r"$<$"), (">", r"$>$")):
+        out = out.replace(a, b)
+    return out
+
+
+def dot_escape(s) -> str:
+    """Escape a Graphviz label."""
+    return str(s).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def latex_chain(conditions: list[str], outcomes: list[str], default: str) -> str:
+    """``algorithmic`` environment ``\\If / \\ElsIf / \\Else`` (the C++ CORELS ``-L`` layout).  ``conditions`` are
+    plain names (escaped here); ``outcomes`` and ``default`` are LaTeX math already."""
+    lines = [r"\begin{algorithmic}", r"\normalsize"]
+    for k, (cond, out) in enumerate(zip(conditions, outcomes)):
+        keyword = r"\If" if k == 0 else r"\ElsIf"
+        lines.append(f"{keyword} {{$({latex_escape(cond)})$}}")
+        lines.append(rf"\State ${out}$")
+    if conditions:
+        lines.append(r"\Else")
+    lines.append(rf"\State ${default}$")
+    if conditions:
+        lines.append(r"\EndIf")
+    lines.append(r"\end{algorithmic}")
+    return "\n".join(lines)
+
+
+def dot_chain(conditions: list[str], outcomes: list[str], default: str) -> str:
+    """Graphviz DOT source of a decision list: a chain of conditions, each with its outcome."""
+    lines = ["digraph RuleList {", '  node [fontname="Helvetica"];']
+    for k, (cond, out) in enumerate(zip(conditions, outcomes)):
+        lines.append(f'  c{k} [shape=ellipse, label="{dot_escape(cond)}"];')
+        lines.append(f'  o{k} [shape=box, label="{dot_escape(out)}"];')
+        lines.append(f'  c{k} -> o{k} [label="yes"];')
+        nxt = f"c{k + 1}" if k + 1 < len(conditions) else "default"
+        lines.append(f'  c{k} -> {nxt} [label="no"];')
+    lines.append(f'  default [shape=box, label="{dot_escape(default)}"];')
+    lines.append("}")
+    return "\n".join(lines)

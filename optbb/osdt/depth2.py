@@ -1,0 +1,527 @@
+"""Optimal subtrees of depth <= 2 (and <= 1) read from feature-pair class counts instead of a search.
+
+The terminal case of the dynamic-programming OSDT search: a subproblem (a support bitset) with a depth budget of
+two splits is solved exactly from counts, the idea of MurTree's specialised algorithm for trees of depth two
+(Demirović et al., "MurTree: optimal decision trees via dynamic programming and search", JMLR 23, 2022) and of
+STreeD's terminal solver (van der Linden, de Weerdt & Demirović, NeurIPS 2023).  The code here is optbb's own:
+counting is done on packed bitsets.
+
+Cost of a tree on a support ``S``: ``errors + lam_n * leaves``, where ``errors`` is the number of samples of ``S``
+outside the largest class of their leaf and ``lam_n = regularization * N`` (the OSDT objective times ``N``).
+
+Counting (all on ``S``): per class ``c``, ``n_c`` (samples), ``n_c(f)`` (samples with ``x_f = 1``) and
+``n_c(f, g)`` (``x_f = x_g = 1``).  For a root split on ``f`` and a child split on ``g`` the four cells are::
+
+    (f=1, g=1) = n_c(f, g)                      (f=1, g=0) = n_c(f) - n_c(f, g)
+    (f=0, g=1) = n_c(g) - n_c(f, g)             (f=0, g=0) = n_c - n_c(f) - n_c(g) + n_c(f, g)
+
+so every root ``f`` with its best child on each side is evaluated in ``O(m^2 k)`` after ``O(m^2 k W)`` word
+popcounts (``m`` features, ``k`` classes, ``W`` words of the support).  The minimum errors are found separately
+per number of leaves, 1 to 4 (integers, exact); the cost is then the smallest ``E_L + lam_n * L``.
+
+Conventions
+-----------
+* A split is valid only if both of its sides are non-empty on the support it splits: a feature constant on the
+  support (or on a child's support) is never used.  A split with an empty side is never needed, since collapsing
+  it keeps the errors and saves a leaf.
+* "left" is the branch where the root feature is 0, "right" the branch where it is 1.
+* Ties between trees: smallest cost first, then fewest leaves, then smallest root feature, then smallest child
+  feature (and for three leaves, a split on the left child before one on the right).
+* Leaf labels (:func:`leaf_label`): the most frequent class; among equally frequent classes the LARGEST class
+  index.  For two classes this is exactly the leaf-set search's rule (label 1 if ``pos >= n - pos``, so a tie
+  predicts 1).  Errors do not depend on the tie rule.
+
+Signatures (all ``@njit(cache=True)``; arrays C-contiguous)
+-----------------------------------------------------------
+``pair_counts(xbits, ybits, support, mode=AUTO) -> (counts, totals)``
+    ``xbits``: uint64[m, W] feature bitsets; ``ybits``: uint64[k, W] one bitset per class (k >= 2, disjoint;
+    :func:`class_bitsets` builds it from labels 0..k-1); ``support``: uint64[W].  ``counts``: int64[k, m, m]
+    with ``counts[c, f, f] = n_c(f)`` and ``counts[c, f, g] = counts[c, g, f] = n_c(f, g)``; ``totals``:
+    int64[k] with ``totals[c] = n_c``.  ``mode``: ``WORDS`` counts over the support's non-empty words,
+    ``GATHER`` first packs the support's samples densely (cheaper for sparse supports), ``AUTO`` picks by cost.
+``sibling_counts(parent_counts, parent_totals, child_counts, child_totals) -> (counts, totals)``
+    The table of ``parent minus child`` (the sibling's support), by subtraction, with no popcount.
+``split_counts(xbits, ybits, support, counts, totals, f) -> (left, left_totals, right, right_totals)``
+    Both children's tables of a split on ``f``, counting only the smaller child.  ``split_counts_into(...,
+    f, left, left_totals, right, right_totals)`` writes into caller-owned buffers instead (tables of a few MB
+    cost more to allocate than to fill).
+``accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign)``
+    In place: add (``sign = 1``) or remove (``-1``) the counts of the samples in ``rows`` (for tables of
+    similar supports).
+``depth2_table(counts, totals) -> best``
+    int64[5, 4]: row ``L`` (1..4) = ``(errors, f_root, f_left, f_right)`` of a tree with ``L`` leaves and depth
+    <= 2, or ``errors = -1`` if the row is empty; row 0 is unused.  Guarantee: for every ``L``, the smallest
+    errors among rows ``1..L`` is the minimum errors of any depth <= 2 tree with at most ``L`` leaves (rows that
+    a smaller tree dominates, e.g. splits of a pure side, are skipped).  Three-leaf trees have ``f_left = -1`` or
+    ``f_right = -1`` (the unsplit side).
+``depth2_from_counts(counts, totals, lam_n) -> (cost, n_leaves, f_root, f_left, f_right)``
+``depth2(xbits, ybits, support, lam_n) -> (cost, n_leaves, f_root, f_left, f_right)``
+    Optimal subtree of depth <= 2.  ``cost``: float64; the rest int64; ``-1`` means "no split" (a leaf has
+    ``f_root = f_left = f_right = -1``; a stump ``f_left = f_right = -1``).
+``depth1_from_counts(counts, totals, lam_n)``, ``depth1(xbits, ybits, support, lam_n)``
+    The same tuple for depth <= 1 (a leaf or a stump); they need only the diagonal ``counts[c, f, f]``
+    (``single_counts`` computes only that).
+The errors of the returned tree are ``round(cost - lam_n * n_leaves)``, exactly ``depth2_table(...)[n_leaves, 0]``.
+``leaf_label(class_counts) -> label`` and ``leaf_errors(class_counts) -> errors`` for one leaf; ``NO_SPLIT = -1``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..common.bitset import popcount64
+
+NO_SPLIT = -1
+_INF = np.int64(1) << np.int64(62)
+
+
+@njit(cache=True)
+def leaf_errors(class_counts):
+    """Errors of a leaf: its size minus its largest class count."""
+    tot = np.int64(0)
+    best = np.int64(0)
+    for c in range(class_counts.shape[0]):
+        v = np.int64(class_counts[c])
+        tot += v
+        if v > best:
+            best = v
+    return tot - best
+
+
+@njit(cache=True)
+def leaf_label(class_counts):
+    """Majority class of a leaf; ties go to the largest class index (two classes: label 1 iff ``pos >= n - pos``)."""
+    best = np.int64(-1)
+    lab = 0
+    for c in range(class_counts.shape[0]):
+        if class_counts[c] >= best:
+            best = class_counts[c]
+            lab = c
+    return lab
+
+
+AUTO, WORDS, GATHER = 0, 1, 2  # how pair counting restricts the data to the support
+
+
+@njit(cache=True)
+def _restrict_words(xbits, ybits, support):
+    """Features and classes restricted to the support's non-empty words (bit positions kept)."""
+    m = xbits.shape[0]
+    k = ybits.shape[0]
+    nw = support.shape[0]
+    words = np.empty(nw, dtype=np.int64)
+    wc = 0
+    for j in range(nw):
+        if support[j] != 0:
+            words[wc] = j
+            wc += 1
+    xs = np.empty((m, wc), dtype=np.uint64)
+    for f in range(m):
+        for t in range(wc):
+            xs[f, t] = xbits[f, words[t]]
+    cls = np.empty((k, wc), dtype=np.uint64)
+    for c in range(k):
+        for t in range(wc):
+            cls[c, t] = ybits[c, words[t]] & support[words[t]]
+    return xs, cls
+
+
+@njit(cache=True)
+def _restrict_gather(xbits, ybits, support, n_s):
+    """Features and classes with the support's samples packed densely (sample ``t`` of the support -> bit ``t``)."""
+    m = xbits.shape[0]
+    k = ybits.shape[0]
+    wd = (n_s + 63) // 64
+    pos = np.empty(n_s, dtype=np.int64)
+    t = 0
+    for j in range(support.shape[0]):
+        w = support[j]
+        while w != 0:
+            low = w & (~w + np.uint64(1))
+            pos[t] = j * 64 + popcount64(low - np.uint64(1))
+            t += 1
+            w ^= low
+    xs = np.zeros((m, wd), dtype=np.uint64)
+    for f in range(m):
+        for t in range(n_s):
+            i = pos[t]
+            xs[f, t >> 6] |= ((xbits[f, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) << np.uint64(t & 63)
+    cls = np.zeros((k, wd), dtype=np.uint64)
+    for c in range(k):
+        for t in range(n_s):
+            i = pos[t]
+            cls[c, t >> 6] |= ((ybits[c, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) << np.uint64(t & 63)
+    return xs, cls
+
+
+@njit(cache=True)
+def _count_into(counts, totals, xs, cls, sign):
+    """``counts[c, f, g] += sign * popcount(cls[c] & xs[f] & xs[g])`` (f <= g, mirrored); ``totals`` likewise."""
+    m = xs.shape[0]
+    k = cls.shape[0]
+    wc = xs.shape[1]
+    row = np.empty(wc, dtype=np.uint64)
+    for c in range(k):
+        s = np.int64(0)
+        for t in range(wc):
+            s += popcount64(cls[c, t])
+        totals[c] += sign * s
+        for f in range(m):
+            s = np.int64(0)
+            for t in range(wc):
+                w = xs[f, t] & cls[c, t]
+                row[t] = w
+                s += popcount64(w)
+            if s == 0:
+                continue  # every pair count with f is zero too
+            counts[c, f, f] += sign * s
+            for g in range(f + 1, m):
+                p = np.int64(0)
+                for t in range(wc):
+                    p += popcount64(row[t] & xs[g, t])
+                counts[c, f, g] += sign * p
+    _mirror_upper(counts)
+
+
+@njit(cache=True)
+def _mirror_upper(counts):
+    """``counts[c, g, f] = counts[c, f, g]`` for ``f < g``, in cache-sized blocks."""
+    k, m = counts.shape[0], counts.shape[1]
+    B = 64
+    for c in range(k):
+        for f0 in range(0, m, B):
+            for g0 in range(f0, m, B):
+                for g in range(g0, min(g0 + B, m)):
+                    for f in range(f0, min(f0 + B, m, g)):
+                        counts[c, g, f] = counts[c, f, g]
+
+
+@njit(cache=True)
+def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO):
+    """Add ``sign`` (+1 or -1) times the class counts of the samples in bitset ``rows`` to a count table.
+
+    With ``sign = -1`` and ``rows`` inside the table's support this removes them; with ``+1`` and ``rows``
+    outside it adds them.  A caller holding the table of a support ``S`` gets the table of a similar support
+    ``S'`` as ``S - (S \\ S') + (S' \\ S)`` at the cost of counting only the difference (the incremental
+    frequency counting of MurTree, Demirović et al. 2022).  ``mode``: ``AUTO`` chooses between
+    ``WORDS`` (skip empty words) and ``GATHER`` (pack the support's samples densely first) by estimated cost.
+    """
+    m = xbits.shape[0]
+    k = ybits.shape[0]
+    n_s = np.int64(0)
+    wc = 0
+    for j in range(rows.shape[0]):
+        if rows[j] != 0:
+            wc += 1
+            n_s += popcount64(rows[j])
+    if n_s == 0:
+        return
+    if mode == AUTO:
+        wd = (n_s + 63) // 64
+        pair_work = (m * (m - 1) // 2 + m) * k
+        mode = GATHER if 5 * m * n_s + pair_work * wd < pair_work * wc else WORDS
+    if mode == GATHER:
+        xs, cls = _restrict_gather(xbits, ybits, rows, n_s)
+    else:
+        xs, cls = _restrict_words(xbits, ybits, rows)
+    _count_into(counts, totals, xs, cls, sign)
+
+
+@njit(cache=True)
+def pair_counts(xbits, ybits, support, mode=AUTO):
+    """Per-class single and pair counts of the features on ``support`` (see the module docstring)."""
+    m = xbits.shape[0]
+    k = ybits.shape[0]
+    counts = np.zeros((k, m, m), dtype=np.int64)
+    totals = np.zeros(k, dtype=np.int64)
+    accumulate_pair_counts(counts, totals, xbits, ybits, support, 1, mode)
+    return counts, totals
+
+
+@njit(cache=True)
+def split_counts(xbits, ybits, support, counts, totals, f):
+    """Count tables of the two children of a split on ``f``: ``(left, left_totals, right, right_totals)``.
+
+    Only the smaller child is counted; the other is the parent's table minus it.  ``left`` is the side
+    ``x_f = 0``.  :func:`split_counts_into` does the same into caller-owned buffers (no allocation).
+    """
+    left = np.empty_like(counts)
+    right = np.empty_like(counts)
+    left_t = np.empty_like(totals)
+    right_t = np.empty_like(totals)
+    split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t)
+    return left, left_t, right, right_t
+
+
+@njit(cache=True)
+def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t):
+    """:func:`split_counts` writing into ``left``/``right`` (shape of ``counts``) and ``left_t``/``right_t``."""
+    nw = support.shape[0]
+    one = np.empty(nw, dtype=np.uint64)
+    zero = np.empty(nw, dtype=np.uint64)
+    n1 = np.int64(0)
+    n0 = np.int64(0)
+    for j in range(nw):
+        one[j] = support[j] & xbits[f, j]
+        zero[j] = support[j] & ~xbits[f, j]
+        n1 += popcount64(one[j])
+        n0 += popcount64(zero[j])
+    if n1 <= n0:
+        _zero_table(right, right_t)
+        accumulate_pair_counts(right, right_t, xbits, ybits, one, 1)
+        _difference_into(left, left_t, counts, totals, right, right_t)
+    else:
+        _zero_table(left, left_t)
+        accumulate_pair_counts(left, left_t, xbits, ybits, zero, 1)
+        _difference_into(right, right_t, counts, totals, left, left_t)
+
+
+@njit(cache=True)
+def _zero_table(counts, totals):
+    flat = counts.reshape(-1)
+    for i in range(flat.shape[0]):
+        flat[i] = 0
+    for c in range(totals.shape[0]):
+        totals[c] = 0
+
+
+@njit(cache=True)
+def _difference_into(out, out_t, a, a_t, b, b_t):
+    """``out = a - b`` element-wise (tables and totals)."""
+    fo = out.reshape(-1)
+    fa = a.reshape(-1)
+    fb = b.reshape(-1)
+    for i in range(fo.shape[0]):
+        fo[i] = fa[i] - fb[i]
+    for c in range(out_t.shape[0]):
+        out_t[c] = a_t[c] - b_t[c]
+
+
+@njit(cache=True)
+def sibling_counts(parent_counts, parent_totals, child_counts, child_totals):
+    """Counts on ``parent \\ child`` (``child`` a subset of ``parent``) by subtraction."""
+    return parent_counts - child_counts, parent_totals - child_totals
+
+
+@njit(cache=True)
+def _side_best(counts, diag, totals, f, one, cell):
+    """Best leaf and best single split on one side of the root ``f`` (``one``: the side ``x_f = 1``).
+
+    Returns ``(leaf_err, split_err, g)``; ``split_err = _INF`` and ``g = -1`` if no valid split exists.
+    ``diag[c, g] = counts[c, g, g]`` (contiguous); ``cell`` is a scratch array of length k.
+    """
+    k = totals.shape[0]
+    m = counts.shape[1]
+    n_side = np.int64(0)
+    for c in range(k):
+        v = diag[c, f] if one else totals[c] - diag[c, f]
+        cell[c] = v
+        n_side += v
+    leaf_err = leaf_errors(cell)
+    if leaf_err == 0:
+        return leaf_err, _INF, -1  # a pure side needs no split: the leaf is optimal
+    if k == 2:
+        return _side_best2(counts, diag, f, one, cell[0], cell[1], n_side, leaf_err)
+    best_err = _INF
+    best_g = -1
+    for g in range(m):
+        if g == f:
+            continue
+        n1 = np.int64(0)
+        tot = np.int64(0)
+        big1 = np.int64(0)
+        big0 = np.int64(0)
+        for c in range(k):
+            a = counts[c, f, g] if one else diag[c, g] - counts[c, f, g]  # (x_f = side, x_g = 1)
+            b = cell[c] - a  # (x_f = side, x_g = 0)
+            n1 += a
+            tot += cell[c]
+            if a > big1:
+                big1 = a
+            if b > big0:
+                big0 = b
+        if n1 == 0 or n1 == n_side:
+            continue  # g is constant on this side
+        e = tot - big1 - big0
+        if e < best_err:
+            best_err = e
+            best_g = g
+    return leaf_err, best_err, best_g
+
+
+@njit(cache=True)
+def _side_best2(counts, diag, f, one, s0, s1, n_side, leaf_err):
+    """:func:`_side_best` for two classes, branch-free over ``g`` (errors of a leaf = its smaller class)."""
+    m = counts.shape[1]
+    r0 = counts[0, f]
+    r1 = counts[1, f]
+    d0 = diag[0]
+    d1 = diag[1]
+    best_err = _INF
+    best_g = -1
+    for g in range(m):
+        if one:
+            a0 = r0[g]
+            a1 = r1[g]
+        else:
+            a0 = d0[g] - r0[g]
+            a1 = d1[g] - r1[g]
+        n1 = a0 + a1
+        e = min(a0, a1) + min(s0 - a0, s1 - a1)
+        if n1 == 0 or n1 == n_side or g == f:
+            e = _INF
+        if e < best_err:
+            best_err = e
+            best_g = g
+    return leaf_err, best_err, best_g
+
+
+@njit(cache=True)
+def _put(best, L, err, f, gl, gr):
+    if best[L, 0] < 0 or err < best[L, 0]:
+        best[L, 0] = err
+        best[L, 1] = f
+        best[L, 2] = gl
+        best[L, 3] = gr
+
+
+@njit(cache=True)
+def depth2_table(counts, totals):
+    """Best depth <= 2 trees by leaf count, with their splits (int64[5, 4]; see the module docstring)."""
+    k = totals.shape[0]
+    m = counts.shape[1]
+    best = np.full((5, 4), -1, dtype=np.int64)
+    best[1, 0] = leaf_errors(totals)
+    n = np.int64(0)
+    for c in range(k):
+        n += totals[c]
+    if best[1, 0] == 0:
+        return best  # a pure support: nothing can beat the leaf
+    diag = np.empty((k, m), dtype=np.int64)
+    for c in range(k):
+        for g in range(m):
+            diag[c, g] = counts[c, g, g]
+    cell = np.empty(k, dtype=np.int64)
+    for f in range(m):
+        nf = np.int64(0)
+        for c in range(k):
+            nf += diag[c, f]
+        if nf == 0 or nf == n:
+            continue  # f is constant on the support: no split
+        leaf0, split0, g0 = _side_best(counts, diag, totals, f, False, cell)
+        leaf1, split1, g1 = _side_best(counts, diag, totals, f, True, cell)
+        _put(best, 2, leaf0 + leaf1, f, -1, -1)
+        if g0 >= 0:
+            _put(best, 3, split0 + leaf1, f, g0, -1)
+        if g1 >= 0:
+            _put(best, 3, leaf0 + split1, f, -1, g1)
+        if g0 >= 0 and g1 >= 0:
+            _put(best, 4, split0 + split1, f, g0, g1)
+    return best
+
+
+@njit(cache=True)
+def _choose(best, lam_n, max_leaves):
+    """Cheapest row of a ``depth2_table`` among 1..max_leaves leaves (fewest leaves on an exact tie)."""
+    cost = np.inf
+    L_best = 1
+    for L in range(1, max_leaves + 1):
+        if best[L, 0] < 0:
+            continue
+        c = best[L, 0] + lam_n * L
+        if c < cost:
+            cost = c
+            L_best = L
+    return cost, np.int64(L_best), best[L_best, 1], best[L_best, 2], best[L_best, 3]
+
+
+@njit(cache=True)
+def depth2_from_counts(counts, totals, lam_n):
+    """Optimal depth <= 2 subtree from a count table: ``(cost, n_leaves, f_root, f_left, f_right)``."""
+    return _choose(depth2_table(counts, totals), lam_n, 4)
+
+
+@njit(cache=True)
+def depth2(xbits, ybits, support, lam_n):
+    """Optimal depth <= 2 subtree of ``support``: ``(cost, n_leaves, f_root, f_left, f_right)``."""
+    counts, totals = pair_counts(xbits, ybits, support)
+    return depth2_from_counts(counts, totals, lam_n)
+
+
+@njit(cache=True)
+def depth1_table(counts, totals):
+    """Rows 1 and 2 of :func:`depth2_table` (a leaf and the best stump), from the diagonal counts only."""
+    k = totals.shape[0]
+    m = counts.shape[1]
+    best = np.full((5, 4), -1, dtype=np.int64)
+    best[1, 0] = leaf_errors(totals)
+    if best[1, 0] == 0:
+        return best
+    n = np.int64(0)
+    for c in range(k):
+        n += totals[c]
+    for f in range(m):
+        nf = np.int64(0)
+        big1 = np.int64(0)
+        big0 = np.int64(0)
+        for c in range(k):
+            a = counts[c, f, f]
+            b = totals[c] - a
+            nf += a
+            if a > big1:
+                big1 = a
+            if b > big0:
+                big0 = b
+        if nf == 0 or nf == n:
+            continue
+        _put(best, 2, n - big1 - big0, f, -1, -1)
+    return best
+
+
+@njit(cache=True)
+def depth1_from_counts(counts, totals, lam_n):
+    """Optimal depth <= 1 subtree (a leaf or a stump) from a count table."""
+    return _choose(depth1_table(counts, totals), lam_n, 2)
+
+
+@njit(cache=True)
+def single_counts(xbits, ybits, support):
+    """Only the diagonal of :func:`pair_counts` (enough for depth <= 1); off-diagonal entries stay zero."""
+    m = xbits.shape[0]
+    k = ybits.shape[0]
+    nw = support.shape[0]
+    counts = np.zeros((k, m, m), dtype=np.int64)
+    totals = np.zeros(k, dtype=np.int64)
+    for c in range(k):
+        s = np.int64(0)
+        for j in range(nw):
+            s += popcount64(ybits[c, j] & support[j])
+        totals[c] = s
+        for f in range(m):
+            s = np.int64(0)
+            for j in range(nw):
+                s += popcount64(xbits[f, j] & ybits[c, j] & support[j])
+            counts[c, f, f] = s
+    return counts, totals
+
+
+@njit(cache=True)
+def depth1(xbits, ybits, support, lam_n):
+    """Optimal depth <= 1 subtree of ``support``: ``(cost, n_leaves, f_root, -1, -1)``."""
+    counts, totals = single_counts(xbits, ybits, support)
+    return depth1_from_counts(counts, totals, lam_n)
+
+
+def class_bitsets(y: np.ndarray, n_classes: int | None = None) -> np.ndarray:
+    """uint64[k, W]: one packed bitset per class of the integer labels ``y`` (0..k-1)."""
+    from ..common.bitset import pack_rows
+
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D, got shape {y.shape}")
+    if y.size and (y.min() < 0 or not np.issubdtype(y.dtype, np.integer)):
+        raise ValueError("y must hold class indices 0..k-1")
+    k = int(y.max(initial=0)) + 1 if n_classes is None else int(n_classes)
+    if k < 2:
+        k = 2
+    return np.ascontiguousarray(pack_rows(y[None, :] == np.arange(k)[:, None]))

@@ -1,0 +1,378 @@
+"""The dynamic-programming OSDT search as an engine of the common search driver (``search="dp"``).
+
+:class:`DPEngine` owns the arrays of :mod:`optbb.osdt.dp` (memo table, frame stack, state) and implements the
+driver protocol (:mod:`optbb.common.driver`): ``start``, ``step`` (one Numba chunk), ``grow`` (a larger memo),
+``nodes``, ``memory_bytes``, ``incumbent``, ``improvements``, ``improvement_nodes``, ``lower_bound``,
+``queue_size`` and ``finish``; the driver owns limits, Ctrl-C, chunk sizing, trace, progress and the result.
+
+Labels may have ``k >= 2`` classes (``0 .. k-1``); a leaf predicts its majority class (ties: the largest label).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..common.bitset import n_words, pack, pack_rows
+from ..common.bounds import objective_value
+from ..common.equivalence import equivalence_classes
+from ..common import driver
+from ..common.growth import grow
+from ..common.hashtable import HashTable, new_table, rehash
+from ..common.limits import Limits
+from ..common.result import SearchResult, Status
+from . import dp as D
+from .depth2 import depth2
+from .initial_tree import cart_warm_start
+from .model import Tree
+
+_CODES = {D.RUNNING: driver.RUNNING, D.DONE: driver.DONE, D.NODE_LIMIT: driver.NODE_LIMIT,
+          D.NEED_MEMORY: driver.NEED_MEMORY}
+_BIG = 1 << 62
+
+
+def class_minority_bits(X: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+    """Equivalent points (OSDT Thm B.2) for ``k`` classes: the samples outside their group's majority class, one
+    group per distinct feature vector (ties: the largest label is the majority, as for a leaf)."""
+    groups = equivalence_classes(X)
+    counts = np.zeros((int(groups.max(initial=-1)) + 1, n_classes), dtype=np.int64)
+    np.add.at(counts, (groups, y), 1)
+    major = n_classes - 1 - np.argmax(counts[:, ::-1], axis=1)
+    return pack((y != major[groups]).astype(np.uint8))
+
+
+def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int):
+    """Per leaf: (majority label, samples, errors), labels by majority with ties to the largest label."""
+    out = []
+    for leaf in leaves:
+        hit = np.ones(X.shape[0], dtype=bool)
+        for f, v in leaf:
+            hit &= X[:, f] == v
+        cnt = np.bincount(y[hit], minlength=n_classes)
+        lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
+        out.append((lab, int(hit.sum()), int(hit.sum() - cnt[lab]), [int(c) for c in cnt]))
+    return out
+
+
+def phase_is_open(stack, k: int) -> bool:
+    return int(stack.phase[k]) == D.OPEN
+
+
+def make_tree(X, y, leaves, names, n_classes) -> tuple[Tree, int]:
+    """The :class:`Tree` of a leaf set with majority labels, and its number of errors."""
+    stats = leaf_stats(X, y, leaves, n_classes)
+    tree = Tree(list(leaves), [s[0] for s in stats], list(names), [s[1] for s in stats], [s[2] for s in stats],
+                class_counts=[s[3] for s in stats])
+    return tree, sum(s[2] for s in stats)
+
+
+class DPEngine:
+    """Depth-first branch and bound over supports with a memo table (see :mod:`optbb.osdt.dp`).
+
+    ``X`` (0/1, samples x features), ``y`` (labels 0..k-1), ``lam`` (per-leaf penalty, >= 0), ``max_depth`` (None:
+    unlimited), ``incumbent``: leaves of an initial tree (e.g. CART) or None.
+    """
+
+    name = "osdt-dp"
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, lam: float, max_depth: int | None = None,
+                 feature_names=None, incumbent=None, node_limit: int | None = None, similar_support: bool = True,
+                 small_subproblems: bool = True, capacity: int = 1024, memory_limit: int | None = None):
+        self.X = np.ascontiguousarray(X, dtype=np.uint8)
+        self.y = np.ascontiguousarray(y, dtype=np.int64)
+        self.n, self.m = self.X.shape
+        self.k = max(2, int(self.y.max(initial=0)) + 1)
+        self.lam = float(lam)
+        self.lam_n = self.lam * self.n
+        self.max_depth = max_depth
+        self.names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(self.m)]
+        self.W = n_words(self.n)
+        ybits = pack_rows(np.stack([(self.y == c) for c in range(self.k)]).astype(np.uint8))
+        self.data = D.Data(np.ascontiguousarray(pack_rows(self.X.T)), np.ascontiguousarray(ybits),
+                           np.ascontiguousarray(class_minority_bits(self.X, self.y, self.k)))
+        self.depth = D.UNLIMITED if max_depth is None else int(max_depth)
+        self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
+        self.ip[D.P_N], self.ip[D.P_M], self.ip[D.P_K], self.ip[D.P_D] = self.n, self.m, self.k, self.depth
+        self.ip[D.P_SIMILAR], self.ip[D.P_SMALL] = int(similar_support), int(small_subproblems)
+        self.ip[D.P_NODELIMIT] = _BIG if node_limit is None else int(node_limit)
+        self.fp = np.zeros(D.N_FSTATE, dtype=np.float64)
+        self.fp[D.F_LAMN] = self.lam_n
+        self.st = np.zeros(D.N_STATE, dtype=np.int64)
+        self.st[D.S_TOP] = -1
+        self.st[D.S_TFRAME] = -1
+        # the incumbent outside the search: the given tree if it beats the root leaf
+        self.inc_tree, errors = make_tree(self.X, self.y, [()], self.names, self.k)
+        self.inc_cost = errors + self.lam_n
+        if incumbent is not None:
+            tree, err = make_tree(self.X, self.y, incumbent, self.names, self.k)
+            if err + self.lam_n * tree.n_leaves < self.inc_cost:
+                self.inc_tree, self.inc_cost = tree, err + self.lam_n * tree.n_leaves
+        self.capacity = int(capacity)
+        self.memory_limit = memory_limit
+        self.memo = None
+        self.stack = None
+        self.tables = None
+        self._best_lb = 0.0
+
+    # -- arrays --------------------------------------------------------------------------------------------------
+    def _new_memo(self, cap: int):
+        table = new_table(2 * cap, self.W + 1)
+        return D.Memo(*table, np.zeros(cap, np.float64), np.zeros(cap, np.float64), np.zeros(cap, np.int64))
+
+    def _new_stack(self):
+        rows = min(self.depth, self.m) + 2
+        W, M, K = self.W, self.m, self.k
+        z = np.zeros
+        return D.Stack(z((rows, W), np.uint64), z(rows, np.int64), z(rows, np.float64), z(rows, np.float64),
+                       z(rows, np.float64), z(rows, np.float64), z(rows, np.int64), z(rows, np.int64),
+                       z(rows, np.int64), z(rows, np.int64), z(rows, np.int64), z(rows, np.int64),
+                       z(rows, np.float64), z((rows, max(M, 1)), np.int64), z((rows, max(M, 1)), np.float64),
+                       z((rows, max(M, 1)), np.float64), z((rows, max(M, 1)), np.float64), z(W + 1, np.uint64),
+                       z((rows, K), np.int64), z((rows, K), np.int64), z((rows, W), np.uint64),
+                       z((rows, W), np.uint64))
+
+    def _new_tables(self):
+        """Count tables for depth-3 frames (only with a max_depth >= 3 and tables of at most 64 MB each)."""
+        k, m = self.k, self.m
+        size = (k, m, m) if (self.depth >= 3 and self.depth < D.UNLIMITED and 8 * k * m * m <= 64 << 20) \
+            else (k, 0, 0)
+        z = np.zeros
+        return D.Tables(z(size, np.int64), z(k, np.int64), z(size, np.int64), z(k, np.int64), z(size, np.int64),
+                        z(k, np.int64))
+
+    def memory_bytes(self) -> int:
+        total = sum(a.nbytes for a in self.data)
+        for group in (self.memo, self.stack, self.tables):
+            if group is not None:
+                total += sum(a.nbytes for a in group)
+        return int(total)
+
+    # -- protocol ------------------------------------------------------------------------------------------------
+    def start(self) -> Status | None:
+        cap_bytes = self.memory_limit
+        self.stack = self._new_stack()
+        self.tables = self._new_tables()
+        self.memo = self._new_memo(self.capacity)
+        if cap_bytes is not None and self.memory_bytes() > cap_bytes:
+            self.memo = self._new_memo(16)
+            if self.memory_bytes() > cap_bytes:
+                return Status.MEMORY_LIMIT
+        D.init_root(self.data, self.stack, self.st, self.ip, self.fp, self.inc_cost)
+        return None
+
+    def step(self, work: int) -> int:
+        return _CODES[D.run(self.data, self.memo, self.stack, self.st, self.ip, self.fp, self.tables, int(work))]
+
+    def grow(self, cap_bytes: int | None, must_stop: Callable[[], bool]) -> bool:
+        cap = self.memo.lb.shape[0]
+        new_cap = 2 * cap
+        extra = sum(a.nbytes for a in self.memo)  # everything doubles
+        if cap_bytes is not None and self.memory_bytes() + extra > cap_bytes:
+            return False
+        table = rehash(HashTable(*self.memo[:5]), 2 * new_cap, must_stop)
+        rest = tuple(grow(a, new_cap, must_stop) for a in self.memo[5:])
+        self.memo = D.Memo(*table, *rest)
+        return True
+
+    def nodes(self) -> int:
+        return int(self.st[D.S_NODES])
+
+    def _root_done(self) -> bool:
+        return self.st[D.S_TOP] < 0 and self.st[D.S_ROOTKIND] != 0
+
+    def incumbent(self) -> float:
+        return self._incumbent_cost() / self.n
+
+    def _incumbent_cost(self) -> float:
+        if self._root_done():
+            if self.st[D.S_ROOTKIND] == D.SUCCESS:
+                return float(self.fp[D.F_ROOTVAL])
+            return self.inc_cost
+        if self.stack is not None and self.st[D.S_TOP] >= 0:
+            return min(self.inc_cost, self._frame_candidate(0)[0])
+        return self.inc_cost
+
+    def improvements(self) -> int:
+        return int(self.st[D.S_IMPROV])
+
+    def improvement_nodes(self) -> int:
+        return int(self.st[D.S_IMPNODES])
+
+    def lower_bound(self) -> float:
+        """Largest lower bound seen so far (every one is valid, so their maximum is)."""
+        if self.stack is None or (self.st[D.S_TOP] < 0 and self.st[D.S_ROOTKIND] == 0):
+            return 0.0
+        v = float(D.global_lower_bound(self.data, self.stack, self.st, self.fp))
+        v = min(v, self._incumbent_cost())
+        self._best_lb = max(self._best_lb, v)
+        return self._best_lb / self.n
+
+    def queue_size(self) -> int:
+        return int(self.st[D.S_TOP]) + 1
+
+    def finish(self, status: Status):
+        model, errors = self._model()
+        objective = objective_value(errors, model.n_leaves, self.n, self.lam)
+        if status is Status.OPTIMAL:
+            lower_bound = objective
+        else:
+            lower_bound = min(self.lower_bound(), objective)
+        counters = {
+            "subproblems": int(self.st[D.S_NENT]),
+            "subproblems_expanded": self.nodes(),
+            "memo_hits": int(self.st[D.S_HITS]),
+            "depth2_calls": int(self.st[D.S_DEPTH2]),
+            "depth2_above_bound": int(self.st[D.S_DEPTH2_FAIL]),
+            "max_stack_depth": int(self.st[D.S_MAXTOP]) + 1,
+            "memo_bytes": int(sum(a.nbytes for a in self.memo)) if self.memo is not None else 0,
+            "improvements": self.improvements(),
+        }
+        return model, float(objective), float(lower_bound), counters
+
+    # -- model extraction ----------------------------------------------------------------------------------------
+    def _model(self) -> tuple[Tree, int]:
+        full = self.stack.sup[0].copy() if self.stack is not None else None
+        leaves = None
+        if self._root_done() and self.st[D.S_ROOTKIND] == D.SUCCESS:
+            leaves = self._extract(full, self.depth, ())
+        elif self.stack is not None and self.st[D.S_TOP] >= 0:
+            cost, build = self._frame_candidate(0, greedy=True)
+            if cost < self.inc_cost:
+                leaves = build(())
+        if leaves is None:
+            errors = sum(self.inc_tree.errors)
+            return self.inc_tree, errors
+        tree, errors = make_tree(self.X, self.y, leaves, self.names, self.k)
+        return tree, errors
+
+    def _leaf_cost(self, S: np.ndarray) -> float:
+        cnt = np.zeros(self.k, np.int64)
+        D.support_counts(S, self.data, cnt)
+        return float(D.majority(cnt)[1] + self.lam_n)
+
+    def _greedy_tree(self, S: np.ndarray, d: int):
+        """``(cost, build)`` of a CART tree fitted on the samples of ``S`` (depth <= ``d``), or None."""
+
+        rows = np.flatnonzero(np.unpackbits(S.view(np.uint8), bitorder="little")[:self.n])
+        if len(rows) < 2 or len(np.unique(self.y[rows])) < 2 or d < 1:
+            return None
+        lam_sub = max(self.lam_n / len(rows), 0.5 / len(rows))
+        leaves = cart_warm_start(self.X[rows], self.y[rows], min(lam_sub, 1.0), None if d >= D.UNLIMITED else d,
+                                 None)
+        if not leaves:
+            return None
+        errors = sum(s[2] for s in leaf_stats(self.X[rows], self.y[rows], leaves, self.k))
+        return errors + self.lam_n * len(leaves), (lambda path: [path + leaf for leaf in leaves])
+
+    def _known_tree(self, S: np.ndarray, d: int, greedy: bool = False):
+        """Cheapest tree known for a subproblem off the stack: its solved optimum in the memo, else its leaf (or,
+        with ``greedy``, a CART tree on its samples if that is cheaper)."""
+        best = (self._leaf_cost(S), lambda path: [path])
+        if d >= 2:
+            eid = D.memo_find(self.memo, np.zeros(self.W + 1, np.uint64), S, d)
+            if eid >= 0 and self.memo.lb[eid] >= self.memo.ub[eid] and self.memo.ub[eid] < best[0]:
+                return float(self.memo.ub[eid]), lambda path: self._extract(S, d, path)
+        if greedy:
+            cart = self._greedy_tree(S, d)
+            if cart is not None and cart[0] < best[0]:
+                best = cart
+        return best
+
+    def _frame_candidate(self, k: int, greedy: bool = False):
+        """``(cost, build)``: the cheapest tree known for the support of frame ``k`` (anytime incumbent): its leaf,
+        its best split so far, or the split in progress (the child frame's candidate with the sibling's solved
+        optimum or best known tree); ``build(path)`` returns its leaves."""
+        stk = self.stack
+        S, d = stk.sup[k].copy(), int(stk.d[k])
+        cd = d if d >= D.UNLIMITED else d - 1
+        cost, build = self._known_tree(S, d, greedy) if phase_is_open(stk, k) or greedy else \
+            (self._leaf_cost(S), (lambda path: [path]))
+        phase = int(stk.phase[k])
+        if phase == D.OPEN:
+            return cost, build
+        if stk.bestf[k] >= 0 and stk.best[k] < cost:
+            f = int(stk.bestf[k])
+            x = self.data.xbits[f]
+            cost = float(stk.best[k])
+            build = (lambda path, f=f, x=x: self._extract(S & ~x, cd, path + ((f, 0),))
+                     + self._extract(S & x, cd, path + ((f, 1),)))
+        if k < self.st[D.S_TOP] and phase in (D.WAIT_A, D.WAIT_B):
+            f = int(stk.order[k, stk.cursor[k]])
+            x = self.data.xbits[f]
+            first = int(stk.first[k])
+            side = first if phase == D.WAIT_A else 1 - first
+            c_cost, c_build = self._frame_candidate(k + 1, greedy)
+            sib = S & x if side == 0 else S & ~x
+            if phase == D.WAIT_A:
+                s_cost, s_build = self._known_tree(sib, cd, greedy)
+            else:
+                s_cost, s_build = float(stk.ca[k]), (lambda path, sib=sib: self._extract(sib, cd, path))
+            if c_cost + s_cost < cost:
+                cost = c_cost + s_cost
+                build = (lambda path, f=f, side=side, c_build=c_build, s_build=s_build:
+                         c_build(path + ((f, side),)) + s_build(path + ((f, 1 - side),)))
+        return cost, build
+
+    def _extract(self, S: np.ndarray, d: int, path: tuple) -> list:
+        """Leaves of the optimal subtree of a solved subproblem, replaying the decisions of ``dp._open``."""
+        data, lam_n = self.data, self.lam_n
+        cnt, tmp = np.zeros(self.k, np.int64), np.zeros(self.k, np.int64)
+        n, z = D.support_counts(S, data, cnt)
+        _, e = D.majority(cnt)
+        if d == 0 or D.leaf_is_exact(e, z, lam_n):
+            return [path]
+        if d == 1 or e - z <= 2.0 * lam_n:
+            _, f = D.solve_depth1(S, n, cnt, z, data, lam_n, tmp)
+            return [path] if f < 0 else [path + ((f, 0),), path + ((f, 1),)]
+        if d == 2 or (self.ip[D.P_SMALL] and e - z <= 3.0 * lam_n):
+            _, _, f, fl, fr = depth2(data.xbits, data.ybits, S, lam_n)
+            if f < 0:
+                return [path]
+            out = []
+            for side, g in ((0, fl), (1, fr)):
+                p = path + ((f, side),)
+                out += [p] if g < 0 else [p + ((g, 0),), p + ((g, 1),)]
+            return out
+        eid = D.memo_find(self.memo, np.zeros(self.W + 1, np.uint64), S, d)
+        if eid < 0 or self.memo.lb[eid] < self.memo.ub[eid]:
+            raise RuntimeError("internal error: a subproblem of the best tree is not solved in the memo")
+        f = int(self.memo.feat[eid])
+        if f < 0:
+            return [path]
+        cd = d if d >= D.UNLIMITED else d - 1
+        x = data.xbits[f]
+        return self._extract(S & ~x, cd, path + ((f, 0),)) + self._extract(S & x, cd, path + ((f, 1),))
+
+
+def check_labels(labels, n_samples: int) -> np.ndarray:
+    """Integer class labels ``0 .. k-1`` (k >= 2 allowed) of length ``n_samples``, or a ValueError."""
+    y = np.asarray(labels)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"labels must be a 1-D array of {n_samples} class indices, got shape {y.shape}")
+    whole = y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))
+    if y.dtype.kind not in "iub" and not whole:
+        raise ValueError(f"labels must be integers 0..k-1, got dtype {y.dtype}")
+    y = y.astype(np.int64)
+    if y.size and (y.min() < 0):
+        raise ValueError(f"labels must be integers 0..k-1, got a negative label {int(y.min())}")
+    return y
+
+
+def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: int | None = None,
+             feature_names=None, warm_start: str | None = "cart", time_limit: float | None = None,
+             node_limit: int | None = None, memory_limit="auto", verbose: int = 0,
+             similar_support: bool = True) -> SearchResult:
+    """Optimal tree minimising ``errors / N + regularization * leaves`` (depth <= ``max_depth``) by the
+    dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  Arguments are assumed checked (see
+    :func:`optbb.osdt.solve`)."""
+    X = np.ascontiguousarray(X, dtype=np.uint8)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    incumbent = None
+    if warm_start == "cart" and len(np.unique(y)) >= 2 and (max_depth is None or max_depth >= 1):
+
+        # a penalty below 1 / (2N) only loosens CART's stopping rules; it also caps its leaves at N
+        incumbent = cart_warm_start(X, y, max(float(regularization), 0.5 / X.shape[0]), max_depth, None)
+    limits = Limits(time_limit, node_limit, memory_limit)
+    engine = DPEngine(X, y, regularization, max_depth, feature_names, incumbent, limits.node_limit,
+                      similar_support=similar_support, memory_limit=limits.memory_limit)
+    return driver.run_search(engine, limits, verbose)

@@ -1,0 +1,28 @@
+"""The CART tree both OSDT searches start from (``initial_tree="cart"``): an incumbent before the search begins."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .model import Literal, leaves_from_sklearn
+
+
+def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth,
+                    max_leaves) -> list[tuple[Literal, ...]] | None:
+    """Leaves of a CART tree with the hyper-parameters the OSDT reference ties to lambda (at most ``1 / (2 lambda)``
+    leaves, and never more than the ``N`` samples: no tree has more leaves than samples), or None when no split
+    is allowed."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    n = X.shape[0]
+    max_leaf_nodes = int(min(math.floor(1.0 / (2.0 * lam)), n))
+    if max_leaves is not None:
+        max_leaf_nodes = min(max_leaf_nodes, int(max_leaves))
+    if max_leaf_nodes < 2 or (max_depth is not None and max_depth < 1) or len(np.unique(y)) < 2:
+        return None
+    clf = DecisionTreeClassifier(max_depth=max_depth, min_samples_split=max(int(math.ceil(2 * lam * n)), 2),
+                                 min_samples_leaf=max(int(math.ceil(lam * n)), 1), max_leaf_nodes=max_leaf_nodes,
+                                 min_impurity_decrease=lam, random_state=0)
+    clf.fit(X, y)
+    return leaves_from_sklearn(clf, X.shape[1])

@@ -1,0 +1,150 @@
+"""Bad input to every estimator, to ``solve`` and to the limits: refused with an error naming the problem, inputs
+left untouched."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from optbb.common.data import BinaryDataset
+from optbb.common.limits import Limits
+from optbb.common.result import Status
+from optbb.corels import CorelsClassifier, solve as corels_solve
+from optbb.frl import FRLClassifier, SoftFRLClassifier
+from optbb.osdt import OSDTClassifier
+
+from .support import _good
+
+
+def _bad_cases():
+    X, y = _good()
+    Xf = X.astype(np.float64)
+    return {
+        "non_binary": (np.where(X == 1, 2, 0), y, r"binary|0 and 1|0/1"),
+        "nan_in_X": (np.where(X == 1, np.nan, 0.0), y, r"NaN"),
+        "inf_in_X": (np.where(X == 1, np.inf, 0.0), y, r"inf"),
+        "nan_in_y": (Xf, np.where(y == 1, np.nan, 0.0), r"NaN"),
+        "single_class": (X, np.zeros(len(y), dtype=np.uint8), r"single class|one class|two classes"),
+        "three_classes": (X, np.arange(len(y)) % 3, r"binary|classes"),
+        "empty": (np.zeros((0, 4), dtype=np.uint8), np.zeros(0, dtype=np.uint8), r"0 sample|empty"),
+        "zero_features": (np.zeros((40, 0), dtype=np.uint8), y, r"0 feature"),
+        "length_mismatch": (X, y[:-1], r"length mismatch|inconsistent|samples"),
+        "duplicate_names": (pd.DataFrame(X, columns=["a", "a", "b", "c"]), y, r"[Dd]uplicate|unique"),
+        "text_values": (X.astype(str).astype(object) + "x", y, r"numeric|string|binary"),
+        "three_dims": (X.reshape(40, 2, 2), y, r"2-D|dim"),
+    }
+
+
+ESTIMATORS = {
+    "corels": lambda **kw: CorelsClassifier(max_card=1, **kw),
+    "osdt": lambda **kw: OSDTClassifier(**kw),
+    "frl": lambda **kw: FRLClassifier(n_iter=50, random_state=0, min_support=0.05, **kw),
+    "softfrl": lambda **kw: SoftFRLClassifier(n_iter=50, random_state=0, min_support=0.05, **kw),
+}
+
+
+def _fingerprint(a) -> str:
+    if isinstance(a, pd.DataFrame):
+        meta = repr((list(a.columns), [str(t) for t in a.dtypes], list(a.index)))
+        return hashlib.sha256(a.to_numpy().tobytes() + meta.encode()).hexdigest()
+    if isinstance(a, pd.Series):
+        meta = repr((a.name, str(a.dtype), list(a.index)))
+        return hashlib.sha256(a.to_numpy().tobytes() + meta.encode()).hexdigest()
+    if isinstance(a, list):
+        return hashlib.sha256(repr(a).encode()).hexdigest()
+    arr = np.asarray(a)
+    return hashlib.sha256(arr.tobytes() + repr((arr.dtype.str, arr.shape)).encode()).hexdigest()
+
+
+def _binoct(**kw):
+    from optbb.baselines.binoct import BinOCTClassifier
+
+    return BinOCTClassifier(max_depth=2, time_limit=5, **kw)
+
+
+# BinOCT takes 0/1 features like the solvers (the rpart-style CART baseline takes real values, NaN and several
+# classes, as scikit-learn's trees do, so it is not in this catalogue)
+BAD_INPUT_ESTIMATORS = {**ESTIMATORS, "binoct": _binoct}
+
+
+@pytest.mark.parametrize("case", sorted(_bad_cases()))
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_ESTIMATORS))
+def test_bad_input_is_refused_and_not_modified(name, case):
+    X, y, match = _bad_cases()[case]
+    before = (_fingerprint(X), _fingerprint(y))
+    with pytest.raises((ValueError, TypeError), match=match):
+        BAD_INPUT_ESTIMATORS[name]().fit(X, y)
+    assert (_fingerprint(X), _fingerprint(y)) == before
+
+
+@pytest.mark.parametrize("lam", [-0.1, float("nan"), float("inf"), "x", None])
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_bad_regularization_is_refused(name, lam):
+    X, y = _good()
+    with pytest.raises((ValueError, TypeError), match="regularization"):
+        ESTIMATORS[name](regularization=lam).fit(X, y)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_huge_regularization_gives_the_empty_model(name):
+    X, y = _good()
+    lam = 1.0 if name == "osdt" else 10.0  # OSDT's lambda lives in (0, 1]
+    est = ESTIMATORS[name](regularization=lam).fit(X, y)
+    if name == "osdt":
+        assert est.tree_.n_leaves == 1
+    elif name == "corels":
+        assert len(est.rule_list_) == 0 and est.result_.status is Status.OPTIMAL
+    else:
+        assert len(est.rule_list_.names) == 0
+    assert len(set(est.predict(X).tolist())) == 1
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_valid_fit_leaves_inputs_untouched(name):
+    X, y = _good()
+    Xd = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    ys = pd.Series(np.where(y == 1, "yes", "no"))
+    for XX, yy in ((X, y), (Xd, ys), (X.astype(bool), y.astype(np.float64)), (X.tolist(), y.tolist())):
+        before = (_fingerprint(XX), _fingerprint(yy))
+        est = ESTIMATORS[name]().fit(XX, yy)
+        est.predict(XX)
+        assert (_fingerprint(XX), _fingerprint(yy)) == before
+
+
+@pytest.mark.parametrize("rs", [-1, 1.5, "seven", True, [1, 2], object()])
+@pytest.mark.parametrize("cls", [FRLClassifier, SoftFRLClassifier])
+def test_bad_random_state(cls, rs):
+    X, y = _good()
+    with pytest.raises((ValueError, TypeError), match="random_state"):
+        cls(n_iter=10, random_state=rs, min_support=0.05).fit(X, y)
+
+
+def test_solve_rejects_non_dataset_and_bad_data():
+    with pytest.raises((TypeError, ValueError), match="BinaryDataset"):
+        corels_solve(np.zeros((3, 3)), 0.01)
+    from optbb.osdt import solve as osdt_solve
+
+    with pytest.raises((TypeError, ValueError), match="BinaryDataset"):
+        osdt_solve(np.zeros((3, 3)), 0.01)
+    X, y = _good()
+    for bad, match in ((np.where(X == 1, 2, 0), "binary"), (np.where(X == 1, np.nan, 0), "NaN"),
+                       (X[:0], "0 samples|empty"), (X[:, :0], "0 features")):
+        with pytest.raises(ValueError, match=match):
+            BinaryDataset(bad, y[: len(bad)], [f"x{j}" for j in range(bad.shape[1])])
+    with pytest.raises(ValueError, match="duplicate"):
+        BinaryDataset(X, y, ["a", "a", "b", "c"])
+    with pytest.raises(ValueError, match="length mismatch"):
+        BinaryDataset(X, y[:-1], ["a", "b", "c", "d"])
+
+
+@pytest.mark.parametrize("bad", [0, -1, "lots", "12 parsecs", float("nan"), float("inf")])
+def test_bad_limits_are_errors(bad):
+    with pytest.raises(ValueError, match="limit"):
+        Limits(memory_limit=bad)
+    if not isinstance(bad, str):
+        with pytest.raises(ValueError, match="time_limit"):
+            Limits(time_limit=bad)
+        with pytest.raises(ValueError, match="node_limit"):
+            Limits(node_limit=bad)

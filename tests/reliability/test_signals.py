@@ -1,0 +1,197 @@
+"""Ctrl-C: the first SIGINT returns the best model found so far, a second one aborts; also while arrays grow and
+from the command line."""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import corels_fold
+from optbb.common.result import Status
+from optbb.corels import solve as corels_solve
+from twins.corels import rule_list_objective
+
+from .support import (CORELS_LOAD, CORELS_OPT_0005, FICO, HERE, OSDT_COMPAS_OPT_0005, REPO, _code, _env, _parse,
+                      _start_child, _wait_ready, jit_only)
+
+
+INTERRUPT_CHILDREN = {
+    "corels": _code(CORELS_LOAD, """
+        solve(data, 0.01, node_limit=5)
+        print("READY", flush=True)
+        r = solve(data, 0.005, ablation=("equivalent_points",), time_limit=60, memory_limit="1G")
+        report(r, n_rules=len(r.model))
+    """),
+    "osdt": """
+        from optbb.common.data import read_osdt_csv
+        from optbb.datasets import load_osdt
+        from optbb.osdt import solve
+        import pathlib
+        p = pathlib.Path({fico!r})
+        data = read_osdt_csv(p) if p.is_file() else load_osdt("tic-tac-toe")
+        solve(data, 0.05, node_limit=10)
+        print("READY", flush=True)
+        r = solve(data, 0.0005, time_limit=60, memory_limit="1G")
+        report(r, n_leaves=r.model.n_leaves)
+    """.replace("{fico!r}", repr(str(FICO))),
+    "frl": """
+        from optbb.frl import FRLClassifier
+        rng = np.random.default_rng(1)
+        X = (rng.random((3000, 16)) < 0.35).astype(np.uint8)
+        y = (rng.random(3000) < 0.3).astype(np.uint8)
+        FRLClassifier(n_iter=20, random_state=0, min_support=0.05).fit(X, y)
+        print("READY", flush=True)
+        est = FRLClassifier(n_iter=10 ** 8, random_state=0, min_support=0.05, time_limit=60).fit(X, y)
+        report(est.result_, n_rules=len(est.rule_list_.names))
+    """,
+}
+
+
+@jit_only
+@pytest.mark.parametrize("solver", sorted(INTERRUPT_CHILDREN))
+def test_ctrl_c_returns_best_model(solver):
+    proc = _start_child(INTERRUPT_CHILDREN[solver])
+    try:
+        _wait_ready(proc)
+        time.sleep(1.5)
+        t_sig = time.time()
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err[-3000:]
+    r = _parse(out)
+    latency = r["returned_at"] - t_sig
+    print(f"{solver}: the search returned {latency:.3f} s after SIGINT (search time {r['total_time']:.2f} s)")
+    assert r["status"] == "INTERRUPTED"
+    assert 1.0 < r["total_time"] < 10
+    assert latency < 1.0
+    assert math.isfinite(r["objective"])
+    if solver != "frl":
+        assert r["lower_bound"] <= r["objective"] and r["gap"] >= 0
+
+
+@jit_only
+@pytest.mark.parametrize("solver", sorted(INTERRUPT_CHILDREN))
+def test_second_ctrl_c_aborts(solver):
+    """Two Ctrl-C: the process ends with KeyboardInterrupt and never reaches the code after the search.
+
+    The two signals are a second apart: signals that arrive during one long compiled call (a search chunk or an
+    array copy, each well under a second) are delivered to Python as one, as for any C extension."""
+    proc = _start_child(_code(INTERRUPT_CHILDREN[solver], "time.sleep(30)\nprint('SURVIVED', flush=True)"))
+    try:
+        _wait_ready(proc)
+        time.sleep(1.5)
+        os.kill(proc.pid, signal.SIGINT)
+        time.sleep(1.0)
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert "SURVIVED" not in out
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err, (out, err[-2000:])
+
+
+@jit_only
+def test_interrupt_guard_first_sets_flag_second_raises():
+    code = """
+        from optbb.common.limits import InterruptGuard
+        print("READY", flush=True)
+        seen = []
+        try:
+            with InterruptGuard() as g:
+                t0 = time.time()
+                while time.time() - t0 < 20:
+                    if g.interrupted and not seen:
+                        seen.append(time.time() - t0)
+                        print("FLAG", flush=True)
+                    time.sleep(0.005)
+            print("RESULT " + json.dumps({"outcome": "timeout"}), flush=True)
+        except KeyboardInterrupt:
+            print("RESULT " + json.dumps({"outcome": "KeyboardInterrupt", "flag": bool(seen)}), flush=True)
+    """
+    proc = _start_child(code)
+    try:
+        _wait_ready(proc)
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGINT)
+        assert proc.stdout.readline().startswith("FLAG")
+        os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert _parse(out) == {"outcome": "KeyboardInterrupt", "flag": True}, err
+
+
+def _interrupt_during_growth(monkeypatch, after_slices: int) -> list:
+    """Make the ``after_slices``-th growth slice see a Ctrl-C (``guard.interrupted``), as a SIGINT arriving while
+    the search arrays are being copied would; returns the list of slices seen."""
+    from optbb.common.limits import Budget
+
+    seen = []
+
+    def must_stop(self, guard):
+        seen.append(1)
+        if len(seen) >= after_slices:
+            guard.interrupted = True
+        return guard.interrupted or self.remaining_time() <= 0
+
+    monkeypatch.setattr(Budget, "must_stop", must_stop)
+    return seen
+
+
+@pytest.mark.parametrize("after_slices", [1, 40])
+def test_ctrl_c_during_array_growth_corels(monkeypatch, after_slices):
+    """A growth abandoned half-way leaves a consistent search: INTERRUPTED, a valid lower bound and model."""
+    seen = _interrupt_during_growth(monkeypatch, after_slices)
+    data = corels_fold(0)
+    r = corels_solve(data, 0.005, ablation=("equivalent_points",))
+    assert len(seen) == after_slices
+    assert r.status is Status.INTERRUPTED
+    assert r.lower_bound <= CORELS_OPT_0005 + 1e-9 <= r.objective + 2e-9
+    prefix = [rule.antecedent for rule in r.model.rules]
+    assert rule_list_objective(data.X, data.y, prefix, 0.005) == pytest.approx(r.objective, abs=1e-12)
+
+
+@pytest.mark.parametrize("after_slices", [1, 12])
+def test_ctrl_c_during_array_growth_osdt(monkeypatch, after_slices):
+    from optbb.datasets import load_osdt
+    from optbb.osdt import solve
+
+    seen = _interrupt_during_growth(monkeypatch, after_slices)
+    r = solve(load_osdt("compas"), 0.005, search="leaf_set")
+    assert len(seen) == after_slices
+    assert r.status is Status.INTERRUPTED
+    assert r.lower_bound <= OSDT_COMPAS_OPT_0005 + 1e-9 <= r.objective + 1e-9
+
+
+def _cli_child(*args) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "optbb.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=REPO, env=_env())
+
+
+CLI_HARD = ["corels", str(HERE / "data" / "corels" / "compas_0_train.out.gz"), "-r", "0.005", "-a",
+            "equivalent_points", "--time-limit", "60", "--memory-limit", "1G"]
+
+
+@jit_only
+@pytest.mark.parametrize("n_signals", [1, 2])
+def test_cli_ctrl_c_exit_code(n_signals):
+    proc = _cli_child(*CLI_HARD)
+    try:
+        time.sleep(6)  # start-up, reading and the first seconds of the search
+        os.kill(proc.pid, signal.SIGINT)
+        if n_signals == 2:
+            time.sleep(0.05)
+            os.kill(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, (out, err[-2000:])
+    if n_signals == 1:
+        assert "status=INTERRUPTED" in out

@@ -1,0 +1,203 @@
+"""The common search driver: one counter schema and the same limits for CORELS, OSDT and FRL."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optbb import corels, frl, osdt
+from optbb.common import driver
+from optbb.common.data import from_arrays, read_corels
+from optbb.common.limits import MAX_NODES, Limits, auto_memory_limit, physical_memory
+from optbb.common.result import Status
+
+COMMON = ("total_time", "time_to_optimum", "memory_bytes", "nodes")
+OWN = {"corels": "nodes_evaluated", "osdt": "trees_evaluated", "osdt-dp": "subproblems_expanded", "frl": "iterations",
+       "softfrl": "iterations"}
+
+
+def _data(n=300, m=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, m)) < 0.45).astype(np.uint8)
+    y = ((X[:, 0] & X[:, 1]) | (rng.random(n) < 0.15)).astype(np.uint8)
+    return from_arrays(X, y)
+
+
+def _solve(solver, data, **limits):
+    if solver == "corels":
+        return corels.solve(data, 0.005, **limits)
+    if solver == "osdt":
+        return osdt.solve(data, 0.005, search="leaf_set", **limits)
+    if solver == "osdt-dp":
+        return osdt.solve(data, 0.005, search="dp", **limits)
+    return frl.solve(data, soft=solver == "softfrl", n_iter=400, random_state=0, **limits)
+
+
+SOLVERS = ("corels", "osdt", "osdt-dp", "frl", "softfrl")
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_counter_schema(solver):
+    r = _solve(solver, _data())
+    c = r.counters
+    for key in COMMON + (OWN[solver],):
+        assert key in c, key
+    assert c["nodes"] == c[OWN[solver]] > 0
+    assert 0 <= c["time_to_optimum"] <= c["total_time"]
+    assert c["memory_bytes"] > 0
+    assert math.isfinite(r.objective)
+    if solver in ("corels", "osdt", "osdt-dp"):
+        assert r.status is Status.OPTIMAL and r.lower_bound == r.objective
+    else:
+        assert r.status is Status.ITERATION_LIMIT and math.isnan(r.lower_bound)
+    assert list(r.trace.columns) == ["time", "objective", "lower_bound", "queue_size", "nodes"]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_node_limit_is_exact(solver):
+    data = _data(seed=1)
+    full = _solve(solver, data)
+    limit = max(1, full.counters["nodes"] // 3)
+    r = _solve(solver, data, node_limit=limit)
+    assert r.status is Status.NODE_LIMIT
+    assert r.counters["nodes"] == limit
+    assert math.isfinite(r.objective) and r.objective >= full.objective - 1e-12
+    if solver in ("corels", "osdt", "osdt-dp"):
+        assert r.lower_bound <= full.objective + 1e-12
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_time_limit_is_honoured(solver):
+    _solve(solver, _data(n=40, m=3))  # loads the compiled kernels outside the timed run
+    rng = np.random.default_rng(3)
+    X = (rng.random((400, 30)) < 0.5).astype(np.uint8)
+    y = (rng.random(400) < 0.5).astype(np.uint8)  # noise: a long search
+    data = from_arrays(X, y)
+    if solver == "corels":  # noise is easy for CORELS (the default rule wins): a real data set
+        base = Path(__file__).parent / "data" / "corels" / "compas_0_train"
+        data = read_corels(f"{base}.out.gz", f"{base}.label.gz")
+        r = corels.solve(data, 0.001, ablation=("equivalent_points",), time_limit=0.3)
+    elif solver == "osdt":
+        r = osdt.solve(data, 0.001, time_limit=0.3, initial_tree=None)
+    else:
+        r = frl.solve(data, soft=solver == "softfrl", n_iter=10 ** 8, random_state=0, time_limit=0.3)
+    assert r.status is Status.TIME_LIMIT
+    assert r.counters["total_time"] < 0.3 + 1.5  # generous: the machine may be loaded
+    assert math.isfinite(r.objective)
+
+
+@pytest.mark.parametrize("solver", ("osdt", "frl"))
+def test_memory_limit_below_start_reports_a_finite_model(solver):
+    data = _data(seed=2)
+    r = _solve(solver, data, memory_limit=64)
+    assert r.status is Status.MEMORY_LIMIT
+    assert math.isfinite(r.objective) and r.model is not None
+    if solver == "frl":  # no completed iteration: the default-only list and its real objective (issue 14 item 8)
+        assert r.counters["iterations"] == 0 and len(r.model) == 0
+        n_pos = int(data.y.sum())
+        assert r.objective == pytest.approx(min(data.n_samples - n_pos, 7.0 * n_pos) / data.n_samples)
+        assert r.model.objective == r.objective
+    else:
+        assert r.lower_bound <= r.objective
+
+
+def test_corels_memory_limit_below_start_is_an_error():
+    with pytest.raises(ValueError, match="memory_limit"):
+        corels.solve(_data(), 0.01, memory_limit=64)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("kw", [{"time_limit": "5"}, {"time_limit": True}, {"time_limit": -1},
+                                {"node_limit": 1.5}, {"node_limit": "10"}, {"node_limit": True}, {"node_limit": 0},
+                                {"memory_limit": True}, {"memory_limit": "lots"}, {"memory_limit": -5}])
+def test_bad_limits_name_the_parameter(solver, kw):
+    with pytest.raises(ValueError, match=next(iter(kw))):
+        _solve(solver, _data(n=40, m=3), **kw)
+
+
+def test_limits_parsing():
+    assert Limits(node_limit=2 ** 70).node_limit == MAX_NODES  # clamped, never OverflowError
+    assert Limits(node_limit=10.0).node_limit == 10
+    assert Limits(memory_limit="2G").memory_limit == 2 << 30
+    assert Limits(memory_limit=None).memory_limit is None
+    auto = Limits(memory_limit="auto").memory_limit
+    assert auto == auto_memory_limit() > 0
+    total = physical_memory()
+    if total is not None:
+        assert auto == total // 2
+
+
+def test_osdt_huge_node_limit_is_clamped():
+    r = osdt.solve(_data(n=60, m=4), 0.01, node_limit=2 ** 70)
+    assert r.status is Status.OPTIMAL
+
+
+def test_next_work_aims_at_the_chunk_duration():
+    assert driver.next_work(100, driver.CHUNK_SECONDS, math.inf) == 100
+    assert driver.next_work(100, 10 * driver.CHUNK_SECONDS, math.inf) == 10
+    assert driver.next_work(100, 0.0, math.inf) == 400  # at most fourfold
+    assert driver.next_work(100, driver.CHUNK_SECONDS, 0.01) < 100  # near the time limit
+    assert driver.next_work(1, 100.0, math.inf) == 1
+
+
+class _Toy:
+    """A minimal engine: counts down ``total`` units of work, improving the incumbent at given nodes."""
+
+    name = "toy"
+
+    def __init__(self, total, improve_at=(), need_memory_at=None, grow_ok=True):
+        self.total, self.done, self.improve_at = total, 0, set(improve_at)
+        self.need_memory_at, self.grow_ok, self.obj, self.n_imp, self.grown = need_memory_at, grow_ok, 1.0, 0, 0
+
+    def start(self):
+        return None
+
+    def step(self, work):
+        if self.need_memory_at is not None and self.done >= self.need_memory_at and not self.grown:
+            return driver.NEED_MEMORY
+        for _ in range(min(work, self.total - self.done)):
+            self.done += 1
+            if self.done in self.improve_at:
+                self.obj /= 2
+                self.n_imp += 1
+        return driver.DONE if self.done >= self.total else driver.RUNNING
+
+    def grow(self, cap, must_stop):
+        self.grown += 1
+        return self.grow_ok
+
+    def nodes(self):
+        return self.done
+
+    def memory_bytes(self):
+        return 1000 * (1 + self.grown)
+
+    def incumbent(self):
+        return self.obj
+
+    def improvements(self):
+        return self.n_imp
+
+    def lower_bound(self):
+        return 0.0 if self.done < self.total else self.obj
+
+    def queue_size(self):
+        return self.total - self.done
+
+    def finish(self, status):
+        lb = self.obj if status is Status.OPTIMAL else 0.0
+        return "model", self.obj, lb, {"units": self.done}
+
+
+def test_driver_with_a_toy_engine():
+    r = driver.run_search(_Toy(1000, improve_at=(5, 700)), Limits())
+    assert r.status is Status.OPTIMAL and r.objective == 0.25 and r.lower_bound == 0.25
+    assert r.counters["units"] == r.counters["nodes"] == 1000 and r.counters["memory_bytes"] == 1000
+    r = driver.run_search(_Toy(1000, need_memory_at=100), Limits(memory_limit=10 ** 6))
+    assert r.status is Status.OPTIMAL and r.counters["memory_bytes"] == 2000
+    r = driver.run_search(_Toy(1000, need_memory_at=100, grow_ok=False), Limits(memory_limit=10 ** 6))
+    assert r.status is Status.MEMORY_LIMIT and 100 <= r.counters["nodes"] < 1000
+    r = driver.run_search(_Toy(1000, need_memory_at=100), Limits(memory_limit=1500))
+    assert r.status is Status.MEMORY_LIMIT  # the growth went past the cap

@@ -1,0 +1,300 @@
+"""The dynamic-programming OSDT search (``search="dp"``): brute force, the leaf-set search, golden values, DL optima,
+limits and the dispatch of ``solve`` / ``OSDTClassifier``."""
+from __future__ import annotations
+
+import csv
+import gzip
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from tests.twins.brute_trees import optimal_objective  # noqa: E402
+
+from optbb.common.data import BinaryDataset, from_arrays, read_osdt_csv  # noqa: E402
+from optbb.common.result import Status  # noqa: E402
+from optbb.osdt import OSDTClassifier, solve  # noqa: E402
+from optbb.osdt.dp_search import solve_dp  # noqa: E402
+
+DATA = HERE / "data"
+SHARED = HERE.parent.parent / "shared"
+_BUNDLED = {"compas-binary": "compas", "monk1-train": "monk1", "monk2-train": "monk2", "monk3-train": "monk3",
+            "tic-tac-toe": "tic-tac-toe", "car-evaluation": "car"}
+# golden rows that take more than a few seconds on a loaded 2-core machine
+SLOW_GOLDEN = {("tic-tac-toe", "0.005"), ("fico_binary", "0.005"), ("car-evaluation", "0.005")}
+# published minimum errors at depth 2 and 3 (shared/data/dl/README.md)
+DL_OPTIMA = {"anneal": (137, 112), "australian-credit": (87, 73), "breast-wisconsin": (22, 15),
+             "diabetes": (177, 162), "heart-cleveland": (60, 41), "hypothyroid": (70, 61), "ionosphere": (32, None),
+             "kr-vs-kp": (418, 198), "mushroom": (252, None), "pendigits": (153, None), "segment": (9, 0),
+             "splice-1": (508, None), "tic-tac-toe": (282, 216), "vehicle": (75, None), "vote": (17, 12)}
+
+
+def osdt_data(name: str) -> BinaryDataset:
+    for path in (DATA / "osdt" / f"{name}.csv", SHARED / "data" / "osdt" / f"{name}.csv",
+                 SHARED / "data" / "osdt" / f"{name}.csv.gz"):
+        if path.is_file():
+            return read_osdt_csv(path)
+    if name in _BUNDLED:
+        from optbb.datasets import load_osdt
+
+        return load_osdt(_BUNDLED[name])
+    pytest.skip(f"{name} is neither bundled nor in the shared data ({SHARED / 'data' / 'osdt'})")
+
+
+def dl_data(name: str) -> tuple[np.ndarray, np.ndarray]:
+    for path in (DATA / "dl" / f"{name}.txt.gz", SHARED / "data" / "dl" / f"{name}.txt.gz"):
+        if path.is_file():
+            with gzip.open(path, "rt") as fh:
+                a = np.loadtxt(fh, dtype=np.int64)
+            return a[:, 1:], a[:, 0]
+    pytest.skip(f"DL set {name} not found (tests/data/dl or {SHARED / 'data' / 'dl'})")
+
+
+def _golden_params():
+    for path in (SHARED / "golden" / "osdt_objectives.csv", DATA / "osdt" / "osdt_objectives.csv"):
+        if path.is_file():
+            with open(path) as fh:
+                rows = list(csv.DictReader(fh))
+            return [pytest.param(r, id=f"{r['dataset']}-{r['lambda']}",
+                                 marks=[pytest.mark.slow] if (r["dataset"], r["lambda"]) in SLOW_GOLDEN else [])
+                    for r in rows]
+    return [pytest.param(None, marks=pytest.mark.skip(reason="osdt_objectives.csv not found"))]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# brute force and the leaf-set search
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@st.composite
+def problems(draw, n_classes):
+    n = draw(st.integers(1, 14))
+    m = draw(st.integers(1, 4))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n)),
+                 dtype=np.uint8).reshape(n, m)
+    y = np.array(draw(st.lists(st.integers(0, n_classes - 1), min_size=n, max_size=n)), dtype=np.int64)
+    max_depth = draw(st.sampled_from([None, 0, 1, 2, 3]))
+    lam = draw(st.sampled_from([0.0, 0.01, 0.03, 0.07, 0.1, 0.2, 0.5]))
+    if lam == 0.0 and max_depth is None:
+        max_depth = 2
+    return X, y, lam, max_depth
+
+
+def _check_against_brute_force(problem, warm):
+    X, y, lam, max_depth = problem
+    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth), abs=1e-9)
+    assert res.lower_bound == res.objective
+    if max_depth is not None:
+        assert res.model.depth <= max_depth
+    # the model's own counts give the objective
+    pred = np.asarray(res.model.predictions)[res.model.leaf_index(X)]
+    assert int(np.sum(pred != y)) / len(y) + lam * res.model.n_leaves == pytest.approx(res.objective, abs=1e-12)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems(2), st.sampled_from(["cart", None]))
+def test_brute_force_two_classes(problem, warm):
+    _check_against_brute_force(problem, warm)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems(3), st.sampled_from(["cart", None]))
+def test_brute_force_three_classes(problem, warm):
+    _check_against_brute_force(problem, warm)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10**6), st.sampled_from([0.02, 0.05, 0.1]), st.sampled_from([None, 2, 3]))
+def test_agrees_with_leaf_set_search(seed, lam, max_depth):
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(2, 40)), int(rng.integers(1, 6))
+    X = rng.integers(0, 2, (n, m)).astype(np.uint8)
+    y = rng.integers(0, 2, n).astype(np.uint8)
+    if y.min() == y.max():
+        y[0] = 1 - y[0]
+    data = from_arrays(X, y)
+    a = solve(data, lam, search="dp", max_depth=max_depth)
+    b = solve(data, lam, search="leaf_set", max_depth=max_depth)
+    assert a.status is Status.OPTIMAL and b.status is Status.OPTIMAL
+    assert a.objective == pytest.approx(b.objective, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# golden values and the DL optima
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("row", _golden_params())
+def test_golden_objectives_dp(row):
+    name = row["dataset"]
+    if name.startswith("fico"):
+        path = SHARED / "data" / "osdt" / "fico_binary.csv.gz"
+        if not path.is_file():
+            pytest.skip(f"FICO data not found at {path} (never copied into the repository: its terms forbid it)")
+        data = read_osdt_csv(path)
+    else:
+        data = osdt_data(name)
+    res = solve(data, float(row["lambda"]), search="dp", time_limit=600)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(float(row["objective"]), abs=1e-9)
+    assert res.lower_bound == res.objective
+    assert sum(res.model.errors) == int(row["errors"])
+
+
+def _dl_params(depth):
+    out = []
+    for name, opt in DL_OPTIMA.items():
+        if opt[depth - 2] is None:
+            continue
+        slow = name not in ("vote", "tic-tac-toe", "heart-cleveland")
+        out.append(pytest.param(name, opt[depth - 2], id=name, marks=[pytest.mark.slow] if slow else []))
+    return out
+
+
+def _dl_check(name, depth, expected):
+    X, y = dl_data(name)
+    lam = 1.0 / (len(y) * 2 ** (depth + 3))  # below 1 / (N 2^(d+2)): errors come first
+    data = from_arrays(X, y)
+    res = solve(data, lam, max_depth=depth)
+    assert res.status is Status.OPTIMAL
+    assert sum(res.model.errors) == expected
+    assert res.model.depth <= depth
+
+
+@pytest.mark.parametrize("name,expected", _dl_params(2))
+def test_dl_depth2_optima(name, expected):
+    _dl_check(name, 2, expected)
+
+
+@pytest.mark.parametrize("name,expected", _dl_params(3))
+def test_dl_depth3_optima(name, expected):
+    _dl_check(name, 3, expected)
+
+
+def test_dl_zero_regularization_is_minimum_errors():
+    X, y = dl_data("vote")
+    res = solve(from_arrays(X, y), 0.0, max_depth=2)
+    assert res.status is Status.OPTIMAL and sum(res.model.errors) == 17
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# anytime behaviour and limits
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_stopped_search_bound_never_exceeds_optimum():
+    data = osdt_data("tic-tac-toe")
+    optimum = 0.250751566
+    for kw in ({"node_limit": 50}, {"node_limit": 2000}, {"node_limit": 20000}, {"time_limit": 0.2}):
+        res = solve(data, 0.01, search="dp", **kw)
+        assert res.lower_bound <= optimum + 1e-12, kw
+        assert res.lower_bound <= res.objective and res.objective >= optimum - 1e-12
+        if res.status is not Status.OPTIMAL:
+            assert res.status in (Status.NODE_LIMIT, Status.TIME_LIMIT)
+        tr = res.trace
+        assert np.all(np.diff(tr["lower_bound"].to_numpy()) >= -1e-15)  # the bound only rises
+        assert np.all(tr["lower_bound"].to_numpy() <= optimum + 1e-12)
+    full = solve(data, 0.01, search="dp")
+    assert full.trace["lower_bound"].iloc[-1] == pytest.approx(optimum, abs=1e-9)
+
+
+def test_memory_limit_stops_with_a_valid_certificate():
+    data = osdt_data("tic-tac-toe")
+    cap = 2 << 20
+    res = solve(data, 0.005, search="dp", memory_limit=cap)
+    assert res.status is Status.MEMORY_LIMIT
+    assert res.counters["memory_bytes"] <= cap
+    assert res.lower_bound <= 0.154279749 + 1e-12 <= res.objective + 1e-12
+    tiny = solve(data, 0.005, search="dp", memory_limit=1000)
+    assert tiny.status is Status.MEMORY_LIMIT and tiny.model is not None
+
+
+def test_counters_and_model():
+    data = osdt_data("compas-binary")
+    res = solve(data, 0.005, search="dp")
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(0.355968583, abs=1e-9)
+    assert res.model.n_leaves == 5
+    for key in ("nodes", "subproblems", "total_time", "time_to_optimum", "memory_bytes", "depth2_calls"):
+        assert key in res.counters
+    assert res.counters["memory_bytes"] >= res.counters["memo_bytes"] > 0
+
+
+def test_three_class_labels_through_solve():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, (40, 4)).astype(np.uint8)
+    labels = (X[:, 0] + X[:, 1] + (rng.random(40) < 0.1)).astype(np.int64) % 3
+    data = from_arrays(X, (labels > 0).astype(np.uint8))
+    res = solve(data, 0.02, labels=labels, max_depth=3)
+    assert res.objective == pytest.approx(optimal_objective(X, labels, 0.02, 3), abs=1e-9)
+    assert set(res.model.predictions) <= {0, 1, 2}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# dispatch
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_auto_picks_dp_unless_a_leaf_set_option_is_set():
+    data = osdt_data("monk1-train")
+    assert "subproblems" in solve(data, 0.05).counters
+    assert "trees_evaluated" in solve(data, 0.05, policy="objective").counters
+    assert "trees_evaluated" in solve(data, 0.05, max_leaves=4).counters
+    assert "trees_evaluated" in solve(data, 0.05, search="leaf_set").counters
+
+
+@pytest.mark.parametrize("kw,match", [({"max_leaves": 4}, "max_leaves"), ({"policy": "objective"}, "policy"),
+                                      ({"ablation": ("support",)}, "ablation"),
+                                      ({"upper_bound": 0.5}, "upper_bound")])
+def test_dp_refuses_leaf_set_options(kw, match):
+    data = osdt_data("monk1-train")
+    with pytest.raises(ValueError, match=match):
+        solve(data, 0.05, search="dp", **kw)
+
+
+def test_bad_arguments():
+    data = osdt_data("monk1-train")
+    with pytest.raises(ValueError, match="search"):
+        solve(data, 0.05, search="bfs")
+    with pytest.raises(ValueError, match="regularization"):
+        solve(data, 0.0, search="dp")  # lambda = 0 needs a max_depth
+    with pytest.raises(ValueError, match="max_depth"):
+        solve(data, 0.05, search="dp", max_depth=-1)
+    with pytest.raises(ValueError, match="labels"):
+        solve(data, 0.05, search="leaf_set", labels=np.zeros(data.n_samples, np.int64))
+    with pytest.raises(ValueError, match="labels"):
+        solve(data, 0.05, labels=np.zeros(3, np.int64))
+
+
+def test_estimator_search_parameter():
+    data = osdt_data("monk1-train")
+    a = OSDTClassifier(regularization=0.025).fit(data.X, data.y)
+    b = OSDTClassifier(regularization=0.025, search="leaf_set").fit(data.X, data.y)
+    assert a.result_.objective == pytest.approx(b.result_.objective, abs=1e-12)
+    assert "subproblems" in a.result_.counters and "trees_evaluated" in b.result_.counters
+    assert np.array_equal(a.predict(data.X), data.y)
+    with pytest.raises(ValueError, match="max_leaves"):
+        OSDTClassifier(search="dp", max_leaves=3).fit(data.X, data.y)
+    c = OSDTClassifier(regularization=0.0, max_depth=2).fit(data.X, data.y)
+    assert c.tree_.depth <= 2
+
+
+def test_stopped_search_returns_its_best_tree():
+    data = osdt_data("tic-tac-toe")
+    first = solve(data, 0.005, search="dp", node_limit=1)  # the CART warm start
+    later = solve(data, 0.005, search="dp", node_limit=30000)
+    assert later.status is Status.NODE_LIMIT
+    assert later.objective <= first.objective
+    for res in (first, later):
+        pred = np.asarray(res.model.predictions)[res.model.leaf_index(data.X)]
+        assert np.sum(pred != data.y) / data.n_samples + 0.005 * res.model.n_leaves == \
+            pytest.approx(res.objective, abs=1e-12)
+        assert res.lower_bound <= 0.154279749 + 1e-12
