@@ -193,3 +193,29 @@ def test_trace_samples_are_spaced_by_their_cost():
     tr.sample(1.0, 0.9, lambda: time.sleep(0.02) or 0.6, 10, 2)  # costs >= 0.02 s: next sample >= 0.4 s later
     assert not tr.due(1.3) and tr.due(31.0)
     assert tr.frame()["lower_bound"].tolist() == [0.5, 0.6] and tr.last_lower_bound() == 0.6
+
+
+def test_weighted_counts_match_numpy():
+    from optbb.common.bitset import pack, weight_and, weight_of
+
+    rng = np.random.default_rng(3)
+    for n in (1, 63, 64, 65, 200):
+        a, b = rng.integers(0, 2, n), rng.integers(0, 2, n)
+        w = rng.random(n) * 10
+        assert np.isclose(weight_of(pack(a), w), w[a == 1].sum())
+        assert np.isclose(weight_and(pack(a), pack(b), w), w[(a & b) == 1].sum())
+
+
+def test_combined_weights_balanced_dict_and_errors():
+    from optbb.common.weights import combined_weights
+
+    y = np.array([0, 0, 0, 1])
+    classes = np.array([0, 1])
+    w = combined_weights(y, None, "balanced", classes, "Est")
+    assert np.allclose(w, [4 / 6, 4 / 6, 4 / 6, 2.0])
+    assert np.allclose(combined_weights(y, np.array([1.0, 1, 1, 2]), {1: 3}, classes, "Est"), [1, 1, 1, 6])
+    assert combined_weights(y, None, None, classes, "Est") is None
+    with pytest.raises(ValueError, match="class_weight names label 7"):
+        combined_weights(y, None, {7: 1.0}, classes, "Est")
+    with pytest.raises(ValueError, match="only one class"):
+        combined_weights(y, np.array([1.0, 1, 1, 0]), None, classes, "Est")

@@ -68,6 +68,30 @@ def popcount_and3(a, b, c):
 
 
 @njit(cache=True)
+def weight_of(a, w):
+    """Sum of ``w[i]`` over the set bits ``i`` of ``a``: the weighted :func:`popcount` (sample weights)."""
+    total = 0.0
+    for k in range(a.shape[0]):
+        word = a[k]
+        while word:
+            total += w[k * 64 + trailing_zeros(word)]
+            word &= word - np.uint64(1)
+    return total
+
+
+@njit(cache=True)
+def weight_and(a, b, w):
+    """``weight_of(a & b, w)`` without materialising ``a & b``."""
+    total = 0.0
+    for k in range(a.shape[0]):
+        word = a[k] & b[k]
+        while word:
+            total += w[k * 64 + trailing_zeros(word)]
+            word &= word - np.uint64(1)
+    return total
+
+
+@njit(cache=True)
 def and_into(out, a, b):
     """``out = a & b``; returns ``popcount(out)``."""
     c = 0

@@ -1,0 +1,57 @@
+"""Sample and class weights as one per-sample weight vector, the form every weighted kernel reads.
+
+A weighted objective replaces "errors / N" by "weight of the misclassified samples / total weight"; integer weights
+then give exactly the objective of repeated rows (sums of integers are exact in float64 up to 2**53).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def combined_weights(y: np.ndarray, sample_weight: np.ndarray | None, class_weight, classes: np.ndarray,
+                     name: str) -> np.ndarray | None:
+    """``sample_weight * class_weight[y]`` as a float64 vector, or None when every sample weighs the same.
+
+    ``y`` holds class indices ``0 .. len(classes) - 1``; ``class_weight`` is None, ``"balanced"`` (scikit-learn's
+    ``n_samples / (n_classes * count)``, counted on ``sample_weight`` when given) or a dict ``{label: weight}``.
+    ``sample_weight`` has already been checked (finite, non-negative, not all zero).  Raises ``ValueError`` naming
+    ``name`` when the weights leave a single class or a dict names an unknown label.
+    """
+    y = np.asarray(y, dtype=np.int64)
+    w = np.ones(y.shape[0]) if sample_weight is None else np.array(sample_weight, dtype=np.float64, copy=True)
+    if class_weight is not None:
+        w *= _class_factors(y, w, class_weight, classes, name)[y]
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name}: sample_weight times class_weight overflows to inf")
+    if np.count_nonzero(np.bincount(y, weights=w, minlength=len(classes)) > 0) < 2:
+        raise ValueError(f"{name}: after the weights, only one class has positive weight; a classifier needs two")
+    return None if np.all(w == w[0]) else w
+
+
+def _class_factors(y: np.ndarray, w: np.ndarray, class_weight, classes: np.ndarray, name: str) -> np.ndarray:
+    k = len(classes)
+    if isinstance(class_weight, str):
+        if class_weight != "balanced":
+            raise ValueError(f"{name}: class_weight must be None, 'balanced' or a dict, got {class_weight!r}")
+        totals = np.bincount(y, weights=w, minlength=k)
+        return np.where(totals > 0, w.sum() / (k * np.maximum(totals, 1e-300)), 0.0)
+    if not isinstance(class_weight, dict):
+        raise ValueError(f"{name}: class_weight must be None, 'balanced' or a dict, got {type(class_weight).__name__}")
+    factors = np.ones(k)
+    index = {label: i for i, label in enumerate(classes.tolist())}
+    for label, factor in class_weight.items():
+        key = label.item() if isinstance(label, np.generic) else label
+        if key not in index:
+            raise ValueError(f"{name}: class_weight names label {label!r}, which is not in y (classes: "
+                             f"{classes.tolist()})")
+        if isinstance(factor, bool) or not isinstance(factor, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(factor) or factor < 0:
+            raise ValueError(f"{name}: class_weight[{label!r}] must be a finite non-negative number, got {factor!r}")
+        factors[index[key]] = float(factor)
+    return factors
+
+
+def is_integral(w: np.ndarray | None) -> bool:
+    """True when every weight is a whole number (the weighted objective then equals that of repeated rows)."""
+    return w is None or bool(np.array_equal(w, np.round(w)))
