@@ -40,8 +40,8 @@ def _bad_cases():
 ESTIMATORS = {
     "corels": lambda **kw: CorelsClassifier(max_card=1, **kw),
     "osdt": lambda **kw: OSDTClassifier(**kw),
-    "frl": lambda **kw: FRLClassifier(n_iter=50, random_state=0, min_support=0.05, **kw),
-    "softfrl": lambda **kw: SoftFRLClassifier(n_iter=50, random_state=0, min_support=0.05, **kw),
+    "frl": lambda **kw: FRLClassifier(n_iter=50, random_state=0, min_class_support=0.05, **kw),
+    "softfrl": lambda **kw: SoftFRLClassifier(n_iter=50, random_state=0, min_class_support=0.05, **kw),
 }
 
 
@@ -118,7 +118,7 @@ def test_valid_fit_leaves_inputs_untouched(name):
 def test_bad_random_state(cls, rs):
     X, y = _good()
     with pytest.raises((ValueError, TypeError), match="random_state"):
-        cls(n_iter=10, random_state=rs, min_support=0.05).fit(X, y)
+        cls(n_iter=10, random_state=rs, min_class_support=0.05).fit(X, y)
 
 
 def test_solve_rejects_non_dataset_and_bad_data():

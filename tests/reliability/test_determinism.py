@@ -27,9 +27,9 @@ def test_in_process_determinism_every_solver():
     o = [osdt_solve(d2, 0.01, node_limit=3000) for _ in range(2)]
     assert str(o[0].model) == str(o[1].model) and strip(o[0].counters) == strip(o[1].counters)
     X, y = _good(300, 10, seed=4)
-    f = [FRLClassifier(n_iter=300, random_state=5, min_support=0.05).fit(X, y) for _ in range(2)]
+    f = [FRLClassifier(n_iter=300, random_state=5, min_class_support=0.05).fit(X, y) for _ in range(2)]
     assert str(f[0].rule_list_) == str(f[1].rule_list_)
     assert strip(f[0].result_.counters) == strip(f[1].result_.counters)
-    f2 = [FRLClassifier(n_iter=300, random_state=np.random.default_rng(9), min_support=0.05).fit(X, y)
+    f2 = [FRLClassifier(n_iter=300, random_state=np.random.default_rng(9), min_class_support=0.05).fit(X, y)
           for _ in range(2)]
     assert str(f2[0].rule_list_) == str(f2[1].rule_list_)

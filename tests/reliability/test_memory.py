@@ -87,13 +87,13 @@ def test_frl_memory_does_not_grow_with_search_time():
         rng = np.random.default_rng(1)
         X = (rng.random((3000, 16)) < 0.35).astype(np.uint8)
         y = (rng.random(3000) < 0.3).astype(np.uint8)
-        FRLClassifier(n_iter=20, random_state=0, min_support=0.05).fit(X, y)
+        FRLClassifier(n_iter=20, random_state=0, min_class_support=0.05).fit(X, y)
         growth, iters = [], []
         for limit in (2.0, 6.0):
             gc.collect()
             reset_peak()
             base = rss_now()
-            est = FRLClassifier(n_iter=10 ** 9, random_state=0, min_support=0.05, time_limit=limit).fit(X, y)
+            est = FRLClassifier(n_iter=10 ** 9, random_state=0, min_class_support=0.05, time_limit=limit).fit(X, y)
             growth.append(peak_rss() - base)
             iters.append(est.result_.counters["iterations"])
             del est

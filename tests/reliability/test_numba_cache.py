@@ -31,8 +31,8 @@ DETERMINISM_CHILDREN = {
         rng = np.random.default_rng(3)
         X = (rng.random((400, 12)) < 0.35).astype(np.uint8)
         y = (rng.random(400) < 0.3).astype(np.uint8)
-        a = FRLClassifier(n_iter=400, random_state=11, min_support=0.05).fit(X, y)
-        b = SoftFRLClassifier(n_iter=400, random_state=11, min_support=0.05).fit(X, y)
+        a = FRLClassifier(n_iter=400, random_state=11, min_class_support=0.05).fit(X, y)
+        b = SoftFRLClassifier(n_iter=400, random_state=11, min_class_support=0.05).fit(X, y)
         report(a.result_, model=str(a.rule_list_),
                trace=digest(a.search_trace_[["iteration", "objective"]].to_numpy().tolist()),
                soft=[str(b.rule_list_), b.result_.objective, stable_counters(b.result_.counters),

@@ -77,7 +77,7 @@ def _osdt_property(problem):
 
     X, y, lam, policy, ablation, warm, nodes, max_depth = problem
     expected = osdt_brute_force(X, y, lam, max_depth=max_depth)[0]
-    r = osdt_solve(from_arrays(X, y), lam, policy=policy, ablation=ablation, warm_start=warm, node_limit=nodes,
+    r = osdt_solve(from_arrays(X, y), lam, policy=policy, ablation=ablation, initial_tree=warm, node_limit=nodes,
                    max_depth=max_depth)
     assert tree_objective(X, y, r.model.leaves, lam) == pytest.approx(r.objective, abs=1e-12)
     assert r.lower_bound <= expected + 1e-12 <= r.objective + 2e-12
@@ -102,7 +102,7 @@ def _frl_property(problem):
     """Any run, however short: the returned list is falling, its objective is what the twin computes, and it is
     never below the exhaustive optimum; long runs reach the optimum."""
     X, y, w, C, n_iter, seed = problem
-    est = FRLClassifier(max_card=1, min_support=0.0, random_state=seed, positive_weight=w, regularization=C,
+    est = FRLClassifier(max_card=1, min_class_support=0.0, random_state=seed, positive_weight=w, regularization=C,
                         n_iter=n_iter).fit(X, y)
     best, _ = frl_optimum(X, y, w, C)
     rl = est.rule_list_

@@ -44,9 +44,9 @@ INTERRUPT_CHILDREN = {
         rng = np.random.default_rng(1)
         X = (rng.random((3000, 16)) < 0.35).astype(np.uint8)
         y = (rng.random(3000) < 0.3).astype(np.uint8)
-        FRLClassifier(n_iter=20, random_state=0, min_support=0.05).fit(X, y)
+        FRLClassifier(n_iter=20, random_state=0, min_class_support=0.05).fit(X, y)
         print("READY", flush=True)
-        est = FRLClassifier(n_iter=10 ** 8, random_state=0, min_support=0.05, time_limit=60).fit(X, y)
+        est = FRLClassifier(n_iter=10 ** 8, random_state=0, min_class_support=0.05, time_limit=60).fit(X, y)
         report(est.result_, n_rules=len(est.rule_list_.names))
     """,
 }

@@ -68,9 +68,9 @@ def test_frl_time_limit_overshoot(cls):
     rng = np.random.default_rng(1)
     X = (rng.random((3000, 16)) < 0.35).astype(np.uint8)
     y = (rng.random(3000) < 0.3).astype(np.uint8)
-    cls(n_iter=20, random_state=0, min_support=0.05).fit(X, y)
+    cls(n_iter=20, random_state=0, min_class_support=0.05).fit(X, y)
     t0 = time.perf_counter()
-    est = cls(n_iter=10 ** 8, random_state=0, min_support=0.05, time_limit=1.0).fit(X, y)
+    est = cls(n_iter=10 ** 8, random_state=0, min_class_support=0.05, time_limit=1.0).fit(X, y)
     wall = time.perf_counter() - t0
     assert est.result_.status is Status.TIME_LIMIT
     # the limit covers the search; mining and list building come on top and are part of the measured wall time
