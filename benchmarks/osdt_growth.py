@@ -9,8 +9,8 @@ warm-up fit on a tiny sample with the same settings (loads the JIT cache), reset
 
 * samples: COMPAS (``shared/data/osdt/compas-binary.csv``, 6,907 rows x 12 features) resampled with replacement
   (seed 0) to 1,000 ... 1,000,000 rows; ``regularization=0.001`` (13 leaves on the full data), no depth limit.
-* features: the first 10 ... 200 columns of the DL set ``splice-1`` (3,190 rows, 287 features), depth 3,
-  minimum errors (``regularization = 1 / (N 2^6)``, as in ``osdt_frontier.py``).
+* features: the first 10 ... 200 columns of the DL set ``splice-1`` (3,190 rows, 287 features), depth 3 and depth
+  4, minimum errors (``regularization = 1 / (N 2^(d+3))``, as in ``osdt_frontier.py``).
 
 Each point reports the wall time of the fit, the peak RSS growth of the process during the fit (``VmHWM`` after
 ``clear_refs``), the bytes the search accounts (``memory_bytes``) and its status.  Results: ``<out>.md`` (table),
@@ -66,11 +66,12 @@ def _case(sweep: str, value: int):
         from optbb.common.data import from_arrays
 
         return from_arrays(base.X[rows], base.y[rows], base.feature_names), 0.001, None
+    depth = int(sweep[-1])  # "features-d3", "features-d4"
     base = load_dl("splice-1", shared_dir=SHARED)
     from optbb.common.data import from_arrays
 
     data = from_arrays(base.X[:, :value], base.y, base.feature_names[:value])
-    return data, 1.0 / (data.n_samples * 2 ** 6), 3
+    return data, 1.0 / (data.n_samples * 2 ** (depth + 3)), depth
 
 
 def worker(sweep: str, value: int, timeout: float) -> None:
@@ -110,9 +111,10 @@ def plot(rows: list[dict], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
     for ax, sweep, label in ((axes[0], "samples", "samples (COMPAS resampled, lambda .001)"),
-                             (axes[1], "features", "features (splice-1 columns, depth 3)")):
+                             (axes[1], "features-d3", "features (splice-1 columns, depth 3)"),
+                             (axes[2], "features-d4", "features (splice-1 columns, depth 4)")):
         pts = [r for r in rows if r["sweep"] == sweep and "seconds" in r]
         x = [r["value"] for r in pts]
         ax.loglog(x, [r["seconds"] for r in pts], "o-", label="time (s)")
@@ -159,7 +161,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     samples, features = (QUICK_SAMPLES, QUICK_FEATURES) if args.quick else (SAMPLES, FEATURES)
     rows = []
-    for sweep, values in (("samples", samples), ("features", features)):
+    for sweep, values in (("samples", samples), ("features-d3", features), ("features-d4", features)):
         for v in values:
             r = run_point(sweep, v, args.timeout)
             rows.append(r)
