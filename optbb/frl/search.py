@@ -38,6 +38,7 @@ from ..common.growth import arrays_bytes
 from ..common.limits import Limits
 from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
+from ..common.result import unsearched_result as common_unsearched_result
 from ..common.validation import check_number
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
@@ -540,12 +541,9 @@ def unsearched_result(y: np.ndarray, *, soft: bool, w: float, status: Status, el
     n_pos, n = int(y.sum()), int(y.shape[0])
     model = build_falling_list([], [], [], np.zeros((n, 0), dtype=np.uint8), y, w, 0.0, soft, feature_names)
     model.objective = rule_risk(n_pos, n - n_pos, w) / n
-    trace = pd.DataFrame({"time": [elapsed], "objective": [model.objective], "lower_bound": [math.nan],
-                          "queue_size": [0], "nodes": [0]})
-    counters = {"iterations": 0, "nodes": 0, "total_time": elapsed, "time_to_optimum": 0.0, "memory_bytes": 0,
-                "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0, "candidates_per_level": [],
-                "iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0)}
-    return SearchResult(model, float(model.objective), math.nan, status, counters, trace)
+    counters = {"iterations": 0, "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0,
+                "candidates_per_level": [], "iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0)}
+    return common_unsearched_result(model, model.objective, math.nan, status, elapsed, counters)
 
 
 class FrlEngine:
