@@ -21,14 +21,13 @@ loader: :func:`read_bank_items` reads the files, :func:`load_bank_full` gives a 
 """
 from __future__ import annotations
 
-import gzip
 import os
 import re
 
 import numpy as np
 import pandas as pd
 
-from ..common.data import BinaryDataset
+from ..common.data import BinaryDataset, open_text
 from .registry import data_files
 
 CATEGORICAL = ["job", "marital", "education", "default", "housing", "loan", "contact", "poutcome"]
@@ -65,37 +64,22 @@ def discretize_bank(csv_path: str | os.PathLike) -> tuple[list[list[str]], np.nd
     """Items per row (in :data:`ATTRIBUTE_ORDER`) and 0/1 labels from the raw ``bank-full.csv`` (``;``-separated),
     with the bins documented in this module."""
     df = pd.read_csv(csv_path, sep=";")
-    rows = []
-    for rec in df.itertuples(index=False):
-        r = rec._asdict()
-        items = []
-        for a in ATTRIBUTE_ORDER:
-            if a == "age":
-                items.append(_age(int(r[a])))
-            elif a == "balance":
-                items.append(_balance(int(r[a])))
-            elif a == "campaign":
-                items.append(_campaign(int(r[a])))
-            elif a == "previous":
-                items.append(_previous(int(r[a])))
-            else:
-                items.append(f"{a}={r[a]}")
-        rows.append(items)
+    binned = {"age": _age, "balance": _balance, "campaign": _campaign, "previous": _previous}
+    rows = [[binned[a](int(r[a])) if a in binned else f"{a}={r[a]}" for a in ATTRIBUTE_ORDER]
+            for r in (rec._asdict() for rec in df.itertuples(index=False))]
     y = (df["y"].astype(str) == "yes").to_numpy().astype(np.uint8)
     return rows, y
 
 
 def read_items(path: str | os.PathLike) -> list[list[str]]:
     """One list of items per line of a (gzipped) item file."""
-    opener = gzip.open if os.fspath(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         return [line.split() for line in fh if line.strip()]
 
 
 def read_labels(path: str | os.PathLike) -> np.ndarray:
     """0/1 labels, one per line (the reference repo's ``bank-full_all.Y``, optionally gzipped)."""
-    opener = gzip.open if os.fspath(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         vals = [int(tok) for tok in fh.read().split()]
     y = np.array(vals, dtype=np.int64)
     if np.any((y != 0) & (y != 1)):
