@@ -52,6 +52,13 @@ def _digits_to_distinguish(values, data) -> int:
     return 17
 
 
+def _numeric(col: pd.Series, name: str) -> np.ndarray:
+    x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
+    return x
+
+
 def _unique_names(names: list[str], keep_first: list[bool]) -> list[str]:
     """Make output names unique, deterministically.
 
@@ -114,14 +121,6 @@ def top_thresholds(gains: dict[tuple[int, float], float], columns=None,
     return {j: np.unique(np.asarray(v, dtype=np.float64)) for j, v in sorted(out.items())}
 
 
-def gbdt_thresholds(X: np.ndarray, y, n_estimators: int = 40, max_depth: int = 1, max_thresholds: int | None = None,
-                    random_state=0) -> dict[int, np.ndarray]:
-    """Thresholds a gradient-boosted ensemble splits on, per column of ``X``: ``{column index: sorted thresholds}``,
-    only the ``max_thresholds`` most important when given (GOSDT-guesses' threshold guessing, McTavish et al. 2022).
-    """
-    return top_thresholds(ensemble_split_gains(X, y, n_estimators, max_depth, random_state), None, max_thresholds)
-
-
 class Binarizer(TransformerMixin, BaseEstimator):
     """Turn a table of numeric and categorical columns into 0/1 features with readable names.
 
@@ -136,8 +135,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``(X, y)`` splits on (``fit`` then needs ``y``), features ``col<=t`` with ``t`` the ensemble's threshold
         (a midpoint between two data values, e.g. ``age<=26.5``); intervals are then closed on the right
         (``age=27-30``, ``26.5<col<=30.5``).  A numeric column the ensemble never splits on gives no feature.  The
-        ensemble sees every column (categories one-hot), so it picks the thresholds that matter beside them.  See
-        :func:`gbdt_thresholds`.
+        ensemble sees every column (categories one-hot), so it picks the thresholds that matter beside them.
     n_estimators, max_depth : int, default 40 and 1
         ``strategy="gbdt"``: the ensemble's number of trees and their depth (more and deeper: more thresholds).
     max_thresholds : int or None
@@ -303,10 +301,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 self.categories_[name] = self._categories(name, col)
                 kinds[name] = "cat"
                 continue
-            x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
-            if not np.all(np.isfinite(x)):
-                raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
-            numeric[name] = x
+            numeric[name] = x = _numeric(col, name)
             given = self._given_thresholds(j, name)
             if given is not None:
                 self.thresholds_[name] = given
@@ -399,10 +394,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 out[:, k] = (df[name].astype(str).to_numpy() == v)
                 continue
             if name not in numeric:
-                x = pd.to_numeric(df[name], errors="raise").to_numpy(dtype=np.float64)
-                if not np.all(np.isfinite(x)):
-                    raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
-                numeric[name] = x
+                numeric[name] = _numeric(df[name], name)
             x = numeric[name]
             if kind == "id":
                 if np.any((x != 0) & (x != 1)):
