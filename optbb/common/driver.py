@@ -82,7 +82,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     trace = TraceRecorder()
     status = engine.start()
     peak = engine.memory_bytes()
-    if status is None and _over_memory(limits, peak):
+    if status is None and limits.over_memory(peak):
         status = Status.MEMORY_LIMIT
     seen_improvements = engine.improvements()
     time_to_optimum = 0.0
@@ -108,7 +108,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
                     status = Status.NODE_LIMIT
                     break
                 if code == NEED_MEMORY:
-                    status = _stop_status(budget, guard)  # a limit already reached ends the search ungrown
+                    status = budget.stop_status(guard)  # a limit already reached ends the search ungrown
                     if status is None:
                         try:
                             if not engine.grow(limits.memory_limit, lambda: budget.must_stop(guard)):
@@ -122,9 +122,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
                 memory = engine.memory_bytes()
                 peak = max(peak, memory)
                 if status is None:
-                    status = _stop_status(budget, guard)
-                if status is None and _over_memory(limits, memory):
-                    status = Status.MEMORY_LIMIT
+                    status = budget.stop_status(guard, memory)
                 now = budget.elapsed()
                 if trace.due(now):
                     lower = trace.sample(now, engine.incumbent(), engine.lower_bound, engine.queue_size(),
@@ -143,19 +141,6 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     counters = {**counters, "nodes": int(engine.nodes()), "total_time": total, "time_to_optimum": time_to_optimum,
                 "memory_bytes": int(max(peak, engine.memory_bytes()))}
     return SearchResult(model, float(objective), float(lower), status, counters, frame)
-
-
-def _over_memory(limits: Limits, memory: int) -> bool:
-    return limits.memory_limit is not None and memory > limits.memory_limit
-
-
-def _stop_status(budget: Budget, guard) -> Status | None:
-    """INTERRUPTED after a Ctrl-C, TIME_LIMIT once the time is up, else None."""
-    if guard.interrupted:
-        return Status.INTERRUPTED
-    if budget.remaining_time() <= 0:
-        return Status.TIME_LIMIT
-    return None
 
 
 def _improvement_time(engine: Engine, n0: int, t0: float, t1: float) -> float:
