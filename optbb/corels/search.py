@@ -38,16 +38,6 @@ def check_regularization(value) -> float:
     return check_number("regularization", value, lo=0, caller="optbb.corels.solve")
 
 
-def check_ablation(ablation: Iterable[str], allowed: tuple[str, ...]) -> frozenset[str]:
-    if isinstance(ablation, str):
-        ablation = (ablation,)
-    names = frozenset(ablation)
-    unknown = names - set(allowed)
-    if unknown:
-        raise ValueError(f"unknown ablation {sorted(unknown)}; choose from {list(allowed)}")
-    return names
-
-
 class CorelsEngine:
     """One CORELS search as a driver engine (:mod:`optbb.common.driver`): the trie, queue and map arrays, their
     growth under the memory limit, the kernel chunk and the result.  A node is a prefix expanded
@@ -251,7 +241,7 @@ def _check_options(regularization, policy: str, map_type: str, ablation) -> tupl
     lam = check_regularization(regularization)
     check_params(OPTION_CONSTRAINTS, {"policy": policy, "map_type": map_type, "ablation": ablation},
                  "optbb.corels.solve")
-    return lam, check_ablation(ablation, ABLATIONS)
+    return lam, frozenset((ablation,) if isinstance(ablation, str) else ablation)
 
 
 def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
@@ -293,15 +283,14 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
                                        total_time=budget.elapsed())
                 return mined, result
     # no search ran: the empty rule list, bounded by the equivalent points over the raw features
-    n, n1 = data.n_samples, int(data.y.sum())
+    n = data.n_samples
     X = mined.data.X if mined.data is not None else np.zeros((n, 0), dtype=np.uint8)
     names = mined.data.feature_names if mined.data is not None else []
     model = build_rule_list(X, data.y, [], names, data.label_names, lam)
-    objective = min(n1, n - n1) / n
     counters = dict.fromkeys(("lower_bound_evaluations", "queue_insertions", "max_queue_size", "cache_size",
                               "nodes_evaluated", "queue_pops", "discarded_pops", "max_prefix_length", "map_size",
                               "improvements"), 0)
     counters.update(n_antecedents=len(mined.antecedents), n_samples=n, mining_time=mined.elapsed,
                     mining_bytes=mined.nbytes)
-    return mined, unsearched_result(model, objective, min(objective, raw_points_bound(data)), status,
+    return mined, unsearched_result(model, model.objective, min(model.objective, raw_points_bound(data)), status,
                                     budget.elapsed(), counters)
