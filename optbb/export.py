@@ -1,16 +1,8 @@
 """Export every optbb model as text, dict / JSON, LaTeX and Graphviz DOT, and read any model back from JSON.
 
-Each model owns its forms (:class:`optbb.corels.RuleList`, :class:`optbb.frl.FallingRuleList`,
-:class:`optbb.osdt.Tree`: ``to_dict``, ``from_dict``, ``to_json``, ``from_json``, ``to_latex``, ``to_dot``); this
-module only dispatches on the model, and on the ``"model"`` field of a JSON text::
-
-    from optbb import export
-    s = export.to_json(result.model)              # the same text as result.model.to_json()
-    assert export.to_json(export.from_json(s)) == s
-    print(export.to_latex(result.model))
-
-Every JSON predicts on raw features after the round trip (``RuleList.predict_features``,
-``FallingRuleList.predict``, ``Tree.predict``); ``from_json`` raises ``ValueError`` on anything malformed.
+Each model (:class:`optbb.corels.RuleList`, :class:`optbb.frl.FallingRuleList`, :class:`optbb.osdt.Tree`) owns its
+forms; this module dispatches on the model, and on the ``"model"`` field of a JSON text
+(``export.to_json(export.from_json(s)) == s``).  Every JSON predicts on raw features after the round trip.
 """
 from __future__ import annotations
 

@@ -2,17 +2,10 @@
 
 The paper's discretisation was not published.  The item file ``bank-full_items.txt.gz`` (one line per row of
 ``bank-full.csv``, 12 space-separated ``attr=value`` items each) reproduces every count printed in the paper's
-tables (spec ``frl_reference_run.md``, Section 3).  Its bins, all half-open ``[lo, hi)``:
-
-* ``age``: ``17<=age<30``, ``30<=age<40``, ``40<=age<50``, ``50<=age<60``, ``60<=age<100``;
-* ``balance``: ``balance<0``, ``0<=balance<1000``, ``1000<=balance<2000``, ``2000<=balance<5000``,
-  ``balance>=5000`` (only ``[1000, 2000)`` is attested; the edges 0 and 5000 are a guess);
-* ``campaign``: ``campaign=1``, ``campaign=2``, ``campaign>=3``;
-* ``previous``: ``previous=0``, ``previous=1``, ``previous>=2``;
-* ``job``, ``marital``, ``education``, ``default``, ``housing``, ``loan``, ``contact``, ``poutcome``: the raw UCI
-  value, e.g. ``job=blue-collar``;
-* ``duration``, ``month``, ``day``, ``pdays``: left out (no table of the paper uses them; binning ``duration``
-  contradicts Table 12).
+tables (spec ``frl_reference_run.md``, Section 3).  Its bins are half-open ``[lo, hi)`` (:func:`discretize_bank`);
+of the ``balance`` edges only ``[1000, 2000)`` is attested, 0 and 5000 are a guess.  The other attributes keep
+their raw UCI value (``job=blue-collar``), except ``duration``, ``month``, ``day`` and ``pdays``, left out: no table
+of the paper uses them, and binning ``duration`` contradicts Table 12.
 
 The label is ``y=yes`` (1): 5,289 positives and 39,922 negatives out of 45,211 rows.  The item and label files
 are bundled with the package (``optbb.datasets``, data set ``frl-bank-full``).  This module is the one bank-full
