@@ -28,21 +28,16 @@ ATTRIBUTE_ORDER = ["age", "job", "marital", "education", "default", "balance", "
                    "campaign", "previous", "poutcome"]
 
 
-def _bin(x: int, edges, names) -> str:
-    for (lo, hi), name in zip(edges, names):
+BINS = {"age": [(17, 30), (30, 40), (40, 50), (50, 60), (60, 100)],
+        "balance": [(None, 0), (0, 1000), (1000, 2000), (2000, 5000), (5000, None)]}
+
+
+def _bin(attr: str, x: int) -> str:
+    """The item of ``x`` in the bins of ``attr``: ``lo<=attr<hi``, ``attr<hi`` or ``attr>=lo``."""
+    for lo, hi in BINS[attr]:
         if (lo is None or x >= lo) and (hi is None or x < hi):
-            return name
+            return f"{attr}<{hi}" if lo is None else f"{attr}>={lo}" if hi is None else f"{lo}<={attr}<{hi}"
     raise ValueError(f"value {x} falls in no bin")
-
-
-def _age(x):
-    return _bin(x, [(17, 30), (30, 40), (40, 50), (50, 60), (60, 100)],
-                ["17<=age<30", "30<=age<40", "40<=age<50", "50<=age<60", "60<=age<100"])
-
-
-def _balance(x):
-    return _bin(x, [(None, 0), (0, 1000), (1000, 2000), (2000, 5000), (5000, None)],
-                ["balance<0", "0<=balance<1000", "1000<=balance<2000", "2000<=balance<5000", "balance>=5000"])
 
 
 def _campaign(x):
@@ -57,7 +52,8 @@ def discretize_bank(csv_path: str | os.PathLike) -> tuple[list[list[str]], np.nd
     """Items per row (in :data:`ATTRIBUTE_ORDER`) and 0/1 labels from the raw ``bank-full.csv`` (``;``-separated),
     with the bins documented in this module."""
     df = pd.read_csv(csv_path, sep=";")
-    binned = {"age": _age, "balance": _balance, "campaign": _campaign, "previous": _previous}
+    binned = {"age": lambda x: _bin("age", x), "balance": lambda x: _bin("balance", x), "campaign": _campaign,
+              "previous": _previous}
     rows = [[binned[a](int(r[a])) if a in binned else f"{a}={r[a]}" for a in ATTRIBUTE_ORDER]
             for r in (rec._asdict() for rec in df.itertuples(index=False))]
     y = (df["y"].astype(str) == "yes").to_numpy().astype(np.uint8)

@@ -181,9 +181,8 @@ class Tree(JsonForm):
             pad = "    " * indent
             if node[0] == "leaf":
                 k = node[1]
-                extra = ""
-                if self.n_samples:
-                    extra = f"  ({self.n_samples[k]} samples, {self.errors[k]} errors)" if self.errors else ""
+                counts = self.n_samples and self.errors
+                extra = f"  ({self.n_samples[k]} samples, {self.errors[k]} errors)" if counts else ""
                 lines.append(f"{pad}predict {self._label(self.predictions[k])}{extra}")
                 return
             _, f, zero, one = node
