@@ -1,12 +1,10 @@
 """The search driver: the one loop that runs every solver's compiled kernel in chunks.
 
 A solver supplies an *engine* (:class:`Engine`): its arrays, a kernel step, a growth rule, a global lower bound and
-its own counters.  :func:`run_search` owns everything else: the time, node and memory limits (:class:`Budget`),
-Ctrl-C (:class:`~optbb.common.limits.InterruptGuard`), the size of each chunk (about :data:`CHUNK_SECONDS` of
-work), the progress line, the trace (the global lower bound sampled at most ~5 % of the time), the status, the
+its own counters.  :func:`run_search` owns everything else: limits, Ctrl-C, chunk sizes, progress, trace, status,
 time to the optimum, and the :class:`SearchResult` with one counter schema for every solver: ``total_time``,
-``time_to_optimum``, ``memory_bytes`` (peak accounted bytes), ``nodes`` (the engine's node counter, what
-``node_limit`` counts), plus the engine's own counters (``nodes_evaluated``, ``trees_evaluated``, ``iterations``...).
+``time_to_optimum``, ``memory_bytes`` (peak accounted bytes), ``nodes`` (what ``node_limit`` counts), plus the
+engine's own counters.
 
 Step codes an engine returns: :data:`RUNNING` (a full chunk done), :data:`PAUSED` (stopped early, e.g. right after
 the incumbent improved: the chunk size is not adapted), :data:`DONE` (search exhausted: the status is the engine's

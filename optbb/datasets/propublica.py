@@ -17,11 +17,9 @@ Reproduces the authors' preprocessing (spec ``corels.md`` sections 3.9 and 4.4):
   miner's behaviour).  A test fold uses the training fold's antecedents, evaluated on the test rows.
 
 With these rules, the written ``.out``, ``.label`` and ``.minor`` files reproduce the authors' ten training folds
-(nlarusstone/corels-test, ``data/CrossValidation/compas_{i}_train.*``): same antecedents in the same order, same
-bits, same labels; ``propublica_binary`` reproduces their ``compas-binary.csv``.
-
-The raw CSV is not bundled with optbb (2.5 MB; ProPublica gives no explicit licence, cite Larson, Mattu, Kirchner
-and Angwin 2016).  Pass its path, or keep a checkout of the project's ``shared`` folder beside the repository.
+(nlarusstone/corels-test, ``data/CrossValidation/compas_{i}_train.*``) bit for bit, and ``propublica_binary``
+their ``compas-binary.csv``.  The raw CSV is not bundled with optbb (ProPublica gives no explicit licence; cite
+Larson, Mattu, Kirchner and Angwin 2016): pass its path, or keep the project's ``shared`` folder beside it.
 """
 from __future__ import annotations
 
