@@ -34,6 +34,7 @@ from ..common import driver
 from ..common.bitset import popcount, popcount64
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
+from ..common.formats import first_match
 from ..common.growth import arrays_bytes
 from ..common.limits import Limits
 from ..common.mining import Antecedent
@@ -514,18 +515,10 @@ def build_falling_list(rules: list[int], antecedents, names, A: np.ndarray, y: n
                        objective: float, soft: bool, feature_names) -> FallingRuleList:
     """The :class:`FallingRuleList` of the antecedent columns ``rules`` of ``A`` with its training counts
     (softFRL's probabilities pulled down by ``make_falling``)."""
-    cap = np.zeros(A.shape[0], dtype=bool)
-    n_pos, n_neg = [], []
     y = np.asarray(y).astype(bool)
-    for r in rules:
-        hit = A[:, r].astype(bool) & ~cap
-        n_pos.append(int((hit & y).sum()))
-        n_neg.append(int((hit & ~y).sum()))
-        cap |= hit
-    n_pos.append(int((~cap & y).sum()))
-    n_neg.append(int((~cap & ~y).sum()))
-    n_pos = np.array(n_pos, dtype=np.int64)
-    n_neg = np.array(n_neg, dtype=np.int64)
+    clause = first_match((A[:, r] != 0 for r in rules), A.shape[0])
+    n_pos = np.bincount(clause[y], minlength=len(rules) + 1).astype(np.int64)
+    n_neg = np.bincount(clause[~y], minlength=len(rules) + 1).astype(np.int64)
     tot = n_pos + n_neg
     prop = np.where(tot > 0, n_pos / np.maximum(tot, 1), 0.0)
     prob = make_falling(prop) if soft else prop.copy()
