@@ -24,7 +24,10 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .common.validation import Number
 
 
 STRATEGIES = ("quantile", "gbdt")
@@ -166,6 +169,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
     column: ``(column, kind, value)``).
     """
 
+    _parameter_constraints: dict = {
+        "n_thresholds": [Number(numbers.Integral, 1, None, closed="left")],
+        "intervals": ["boolean"],
+        "strategy": [StrOptions(set(STRATEGIES))],
+        "n_estimators": [Number(numbers.Integral, 1, None, closed="left")],
+        "max_depth": [Number(numbers.Integral, 1, None, closed="left")],
+        "max_thresholds": [Number(numbers.Integral, 1, None, closed="left"), None],
+        **dict.fromkeys(("thresholds", "categorical", "max_categories", "random_state"), "no_validation"),
+    }  # thresholds and categorical are checked where they are read
+
     def __init__(self, n_thresholds=3, thresholds=None, categorical="auto", intervals=False, max_categories=50,
                  strategy="quantile", n_estimators=40, max_depth=1, max_thresholds=None, random_state=0):
         self.n_thresholds = n_thresholds
@@ -225,22 +238,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 return np.unique(t)
         return None
 
-    def _check_params(self) -> None:
-        def positive_int(name, v, none_ok=False):
-            if none_ok and v is None:
-                return
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {v!r}")
-
-        positive_int("n_thresholds", self.n_thresholds)
-        if not isinstance(self.intervals, (bool, np.bool_)):
-            raise ValueError(f"intervals must be True or False, got {self.intervals!r}")
-        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
-        positive_int("n_estimators", self.n_estimators)
-        positive_int("max_depth", self.max_depth)
-        positive_int("max_thresholds", self.max_thresholds, none_ok=True)
-
     def _categories(self, name: str, col: pd.Series) -> list[str]:
         if col.isna().any():
             raise ValueError(f"column {name!r} has missing values; fill them (e.g. with 'missing') first")
@@ -287,7 +284,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     # -- fit / transform ------------------------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Choose thresholds and categories column by column (``y`` is needed by ``strategy="gbdt"`` only)."""
-        self._check_params()
+        self._validate_params()
         df = self._frame(X, reset=True)
         if df.shape[0] == 0:
             raise ValueError("Found array with 0 sample(s) (shape=(0, %d)) while a minimum of 1 is required."
