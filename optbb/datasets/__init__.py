@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..common.data import BinaryDataset, read_corels, read_osdt_csv
-from .bank import items_to_dataset, load_bank_full, read_bank_items
+from .bank import item_matrix, items_to_dataset, load_bank_full, read_bank_items
 from .registry import _FICO_MESSAGE, DATA_DIR, OSDT_NAMES, check_split, data_files, data_path, list_datasets
 
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
@@ -73,15 +73,8 @@ def load_bank_full_items(as_frame: bool = False) -> tuple[list[list[str]] | pd.D
     items, y = read_bank_items()
     if not as_frame:
         return items, y
-    columns: dict[str, int] = {}
-    for row in items:
-        for item in row:
-            columns.setdefault(item, len(columns))
-    rows = np.repeat(np.arange(len(items)), [len(row) for row in items])
-    cols = np.fromiter((columns[item] for row in items for item in row), dtype=np.int64, count=rows.size)
-    X = np.zeros((len(items), len(columns)), dtype=np.uint8)
-    X[rows, cols] = 1
-    return pd.DataFrame(X, columns=list(columns)), y
+    columns = list(dict.fromkeys(item for row in items for item in row))
+    return pd.DataFrame(item_matrix(items, columns), columns=columns), y
 
 
 def load_adult(split: str = "train", path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, pd.Series]:

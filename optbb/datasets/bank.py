@@ -81,12 +81,17 @@ def items_to_dataset(rows: list[list[str]], y: np.ndarray, label_names=("no", "y
     if len(rows) != len(y):
         raise ValueError(f"length mismatch: {len(rows)} item rows but {len(y)} labels")
     vocab = sorted({it for r in rows for it in r}, key=_item_key)
+    return BinaryDataset(item_matrix(rows, vocab), np.asarray(y, dtype=np.uint8), vocab, None, label_names)
+
+
+def item_matrix(rows: list[list[str]], vocab: list[str]) -> np.ndarray:
+    """``uint8`` matrix with one column per item of ``vocab``, 1 where the row holds the item."""
     index = {it: k for k, it in enumerate(vocab)}
+    r = np.repeat(np.arange(len(rows)), [len(row) for row in rows])
+    c = np.fromiter((index[it] for row in rows for it in row), dtype=np.int64, count=r.size)
     X = np.zeros((len(rows), len(vocab)), dtype=np.uint8)
-    for i, r in enumerate(rows):
-        for it in r:
-            X[i, index[it]] = 1
-    return BinaryDataset(X, np.asarray(y, dtype=np.uint8), vocab, None, label_names)
+    X[r, c] = 1
+    return X
 
 
 def _item_key(item: str):
