@@ -1,13 +1,11 @@
 """``Binarizer``: numeric and categorical columns to the 0/1 features the optbb solvers take, with printable names.
 
-Numeric columns become threshold indicators (``age<26``; with ``intervals=True`` one indicator per interval,
-``priors=2-3``), categorical columns one indicator per category (``sex=Male``), and columns that are already 0/1
-pass through under their own name.  Thresholds come from the quantiles of each column (``strategy="quantile"``)
-or from the splits of a gradient-boosted ensemble fitted to the labels (``strategy="gbdt"``, ``age<=26.5``), the
-threshold guessing of GOSDT-guesses (McTavish et al., AAAI 2022): a few well-chosen thresholds give trees and rule
-lists as accurate as many quantiles, and far smaller searches.  The output is a ``uint8`` matrix;
-``get_feature_names_out`` names its columns, so in a :class:`sklearn.pipeline.Pipeline` with ``set_output(transform="pandas")`` the fitted optbb model prints with
-these names::
+Numeric columns become threshold indicators (``age<26``, or intervals ``priors=2-3``), categorical columns one
+indicator per category (``sex=Male``); 0/1 columns pass through.  Thresholds are quantiles or, with
+``strategy="gbdt"``, the splits of a gradient-boosted ensemble (the threshold guessing of GOSDT-guesses, McTavish et
+al., AAAI 2022: a few well-chosen thresholds give models as accurate as many quantiles, and far smaller searches).
+``get_feature_names_out`` names the ``uint8`` output columns, so in a pipeline with
+``set_output(transform="pandas")`` the fitted optbb model prints with these names::
 
     from sklearn.pipeline import make_pipeline
     from optbb import Binarizer
@@ -63,13 +61,8 @@ def _numeric(col: pd.Series, name: str) -> np.ndarray:
 
 
 def _unique_names(names: list[str], keep_first: list[bool]) -> list[str]:
-    """Make output names unique, deterministically.
-
-    Names marked ``keep_first`` (0/1 columns passed through under the user's own name) claim their name first, then
-    the others in output order; a name already claimed gets the first free suffix ``_2``, ``_3``, ... (free: used by
-    no other output, original or renamed).  Columns ``a`` (numeric, threshold 3) and ``a<3`` (0/1) thus give ``a<3``
-    for the 0/1 column and ``a<3_2`` for the threshold.
-    """
+    """Unique output names: those marked ``keep_first`` claim their name first, then the others in output order; a
+    name already claimed gets the first suffix ``_2``, ``_3``, ... used by no other output, original or renamed."""
     taken = set(names)
     claimed: set[str] = set()
     out = list(names)
