@@ -7,6 +7,7 @@ import numpy as np
 
 from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_list, as_str_list, dot_chain, first_match,
                               latex_chain, latex_escape, literals, plain, reader)
+from ..common.mining import Antecedent
 
 
 @dataclass
@@ -32,11 +33,7 @@ class Rule:
 
     def evaluate(self, X: np.ndarray) -> np.ndarray:
         """Boolean vector: the rows of a raw 0/1 feature matrix that satisfy the antecedent."""
-        out = np.ones(X.shape[0], dtype=bool)
-        for f, neg in zip(self.features, self.negated):
-            col = X[:, f] != 0
-            out &= ~col if neg else col
-        return out
+        return Antecedent(self.features, self.negated).evaluate(X).astype(bool)
 
 
 @dataclass
