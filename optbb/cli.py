@@ -72,31 +72,25 @@ def _print_result(title: str, result, model_text: str) -> None:
 
 
 def _load_binary(spec: str, label: str | None = None):
-    """A BinaryDataset from a bundled name, a CORELS .out (+ .label), or a binary CSV."""
-    with _reading(spec):
-        return _read_binary(spec, label)
-
-
-def _read_binary(spec: str, label: str | None = None):
-    from .common.data import read_binary_csv, read_corels
+    """``(BinaryDataset, is_antecedents)`` from a bundled name, a CORELS .out (+ .label), or a binary CSV."""
     from . import datasets
+    from .common.data import read_binary_csv, read_corels
 
-    if spec in datasets.list_datasets():
-        if spec.startswith("corels-"):
-            return datasets.load_compas_corels(spec.split("-")[-1]), True
-        if spec.startswith("osdt-"):
-            return datasets.load_osdt(spec[len("osdt-"):]), False
-        raise InputError(f"data set {spec!r} is not a binary table; use it with `optbb frl`")
-    path = Path(spec)
-    if not path.exists():
-        raise InputError(f"{spec}: no such file and not a bundled data set (see `optbb datasets`)")
-    name = path.name
-    if name.endswith((".out", ".out.gz")):
-        stem = name[: name.rindex(".out")]
-        label_path = Path(label) if label else _sibling(path, stem, ".label")
-        minor_path = _sibling(path, stem, ".minor", required=False)
-        return read_corels(path, label_path, minor_path), True
-    return read_binary_csv(path), False
+    with _reading(spec):
+        if spec in datasets.list_datasets():
+            if spec.startswith("corels-"):
+                return datasets.load_compas_corels(spec.split("-")[-1]), True
+            if spec.startswith("osdt-"):
+                return datasets.load_osdt(spec[len("osdt-"):]), False
+            raise InputError(f"data set {spec!r} is not a binary table; use it with `optbb frl`")
+        path = Path(spec)
+        if not path.exists():
+            raise InputError(f"{spec}: no such file and not a bundled data set (see `optbb datasets`)")
+        if path.name.endswith((".out", ".out.gz")):
+            stem = path.name[: path.name.rindex(".out")]
+            label_path = Path(label) if label else _sibling(path, stem, ".label")
+            return read_corels(path, label_path, _sibling(path, stem, ".minor", required=False)), True
+        return read_binary_csv(path), False
 
 
 def _sibling(path: Path, stem: str, ext: str, required: bool = True):
@@ -120,11 +114,8 @@ def cmd_corels(args) -> int:
     else:  # mining runs under the same limits as the search
         _, result = mine_and_solve(data, args.regularization, args.max_card, args.min_support, not args.no_negations,
                                    *options, verbose=args.verbose)
-    _print_result(f"CORELS lambda={args.regularization} ({data.n_samples} samples, "
-                  f"{result.counters['n_antecedents']} antecedents)", result, result.model.text())
-    _write_trace(result, args.trace)
-    _write_exports(result.model, args)
-    return _exit_code(result)
+    return _report(f"CORELS lambda={args.regularization} ({data.n_samples} samples, "
+                   f"{result.counters['n_antecedents']} antecedents)", result, result.model, args)
 
 
 def cmd_osdt(args) -> int:
@@ -135,11 +126,8 @@ def cmd_osdt(args) -> int:
                    initial_tree=None if args.warm_start == "none" else args.warm_start, max_depth=args.max_depth,
                    max_leaves=args.max_leaves, time_limit=args.time_limit, node_limit=args.node_limit,
                    memory_limit=args.memory_limit, verbose=args.verbose)
-    _print_result(f"OSDT lambda={args.regularization} ({data.n_samples} samples, {data.n_features} features)",
-                  result, str(result.model))
-    _write_trace(result, args.trace)
-    _write_exports(result.model, args)
-    return _exit_code(result)
+    return _report(f"OSDT lambda={args.regularization} ({data.n_samples} samples, {data.n_features} features)",
+                   result, result.model, args)
 
 
 def cmd_frl(args) -> int:
@@ -154,11 +142,8 @@ def cmd_frl(args) -> int:
     else:
         est = FRLClassifier(n_iter=args.n_iter or 3000, **common)
     est.fit(X, y)
-    _print_result(f"{'softFRL' if args.soft else 'FRL'} w={args.positive_weight} C={args.regularization}",
-                  est.result_, str(est.rule_list_))
-    _write_trace(est.result_, args.trace)
-    _write_exports(est.rule_list_, args)
-    return _exit_code(est.result_)
+    return _report(f"{'softFRL' if args.soft else 'FRL'} w={args.positive_weight} C={args.regularization}",
+                   est.result_, est.rule_list_, args)
 
 
 def _load_frl_table(spec: str):
@@ -173,21 +158,20 @@ def _load_frl_table(spec: str):
     return pd.DataFrame(data.X, columns=data.feature_names), data.y
 
 
-def _write_trace(result, path) -> None:
-    if path:
-        result.trace.to_csv(path, index=False)
-        print(f"trace written to {path}")
-
-
-def _write_exports(model, args) -> None:
-    """``--json``, ``--latex`` and ``--dot``: the model in those formats (see optbb.export)."""
+def _report(title: str, result, model, args) -> int:
+    """Print the result and the model, write ``--trace``, ``--json``, ``--latex`` and ``--dot``; the exit code."""
     from . import export
 
+    _print_result(title, result, model.text())
+    if args.trace:
+        result.trace.to_csv(args.trace, index=False)
+        print(f"trace written to {args.trace}")
     for flag, fn in (("json", export.to_json), ("latex", export.to_latex), ("dot", export.to_dot)):
         path = getattr(args, flag, None)
         if path:
             Path(path).write_text(fn(model) + "\n")
             print(f"{flag} written to {path}")
+    return _exit_code(result)
 
 
 def cmd_datasets(args) -> int:
@@ -225,7 +209,6 @@ def cmd_demo(args) -> int:
 def cmd_reproduce(args) -> int:
     """Run ``python -m experiments`` of the source checkout this package lives in: the paper studies are not part of
     the installed package (they need the repository's ``experiments/`` folder and ``../shared`` data)."""
-    import os
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
@@ -246,20 +229,18 @@ def _memory_arg(value: str) -> str | None:
     return None if value.strip().lower() == "none" else value
 
 
-def _add_limits(p: argparse.ArgumentParser) -> None:
+def _add_limits(p: argparse.ArgumentParser, search_limits: bool = True) -> None:
+    """Limits, ``--trace``, exports and ``-v``; ``search_limits=False`` leaves out the node and memory limits."""
     p.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop after S seconds")
-    p.add_argument("--node-limit", type=int, default=None, metavar="N", help="stop after N nodes")
-    p.add_argument("--memory-limit", default="auto", type=_memory_arg, metavar="SIZE",
-                   help="cap search memory, e.g. 2G; 'auto' (default) = half of the physical memory; 'none' = no cap")
+    if search_limits:
+        p.add_argument("--node-limit", type=int, default=None, metavar="N", help="stop after N nodes")
+        p.add_argument("--memory-limit", default="auto", type=_memory_arg, metavar="SIZE", help="cap search memory, "
+                       "e.g. 2G; 'auto' (default) = half of the physical memory; 'none' = no cap")
     p.add_argument("--trace", default=None, metavar="FILE", help="write the search trace as CSV")
-    _add_exports(p)
-    p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
-
-
-def _add_exports(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", default=None, metavar="FILE", help="write the model as JSON (optbb.export.from_json)")
     p.add_argument("--latex", default=None, metavar="FILE", help="write the model as a LaTeX algorithmic block")
     p.add_argument("--dot", default=None, metavar="FILE", help="write the model as Graphviz DOT")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -313,10 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-card", type=int, default=2)
     p.add_argument("--min-support", type=float, default=0.1)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--time-limit", type=float, default=None, metavar="S")
-    p.add_argument("--trace", default=None, metavar="FILE")
-    p.add_argument("-v", "--verbose", action="count", default=0, help="show progress")
-    _add_exports(p)
+    _add_limits(p, search_limits=False)
     p.set_defaults(func=cmd_frl)
 
     p = sub.add_parser("datasets", help="list the bundled data sets")

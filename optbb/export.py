@@ -1,16 +1,8 @@
 """Export every optbb model as text, dict / JSON, LaTeX and Graphviz DOT, and read any model back from JSON.
 
-Each model owns its forms (:class:`optbb.corels.RuleList`, :class:`optbb.frl.FallingRuleList`,
-:class:`optbb.osdt.Tree`: ``to_dict``, ``from_dict``, ``to_json``, ``from_json``, ``to_latex``, ``to_dot``); this
-module only dispatches on the model, and on the ``"model"`` field of a JSON text::
-
-    from optbb import export
-    s = export.to_json(result.model)              # the same text as result.model.to_json()
-    assert export.to_json(export.from_json(s)) == s
-    print(export.to_latex(result.model))
-
-Every JSON predicts on raw features after the round trip (``RuleList.predict_features``,
-``FallingRuleList.predict``, ``Tree.predict``); ``from_json`` raises ``ValueError`` on anything malformed.
+Each model (:class:`optbb.corels.RuleList`, :class:`optbb.frl.FallingRuleList`, :class:`optbb.osdt.Tree`) owns its
+forms; this module dispatches on the model, and on the ``"model"`` field of a JSON text
+(``export.to_json(export.from_json(s)) == s``).  Every JSON predicts on raw features after the round trip.
 """
 from __future__ import annotations
 
@@ -24,21 +16,21 @@ __all__ = ["to_text", "to_dict", "to_json", "from_dict", "from_json", "to_latex"
 MODELS = {cls.__name__: cls for cls in (RuleList, FallingRuleList, Tree)}
 
 
-def _check(model) -> None:
+def _check(model):
+    """``model`` itself when it is an optbb model, else a TypeError."""
     if not isinstance(model, tuple(MODELS.values())):
         raise TypeError(f"no exporter for {type(model).__name__}; expected a RuleList, FallingRuleList or Tree")
+    return model
 
 
 def to_dict(model) -> dict:
     """The model's dict (the shape its JSON has)."""
-    _check(model)
-    return model.to_dict()
+    return _check(model).to_dict()
 
 
 def to_json(model, indent: int | None = 2) -> str:
     """JSON text; ``from_json`` rebuilds an identical model (same fields, same predictions)."""
-    _check(model)
-    return dumps(model.to_dict(), indent)
+    return dumps(_check(model).to_dict(), indent)
 
 
 def from_dict(d: dict):
@@ -58,17 +50,14 @@ def from_json(s: str):
 
 def to_text(model) -> str:
     """The model's plain-text rendering (what ``print(model)`` shows)."""
-    _check(model)
-    return model.text()
+    return _check(model).text()
 
 
 def to_latex(model) -> str:
     """LaTeX ``algorithmic`` environment (needs ``\\usepackage{algorithm,algpseudocode}``)."""
-    _check(model)
-    return model.to_latex()
+    return _check(model).to_latex()
 
 
 def to_dot(model) -> str:
     """Graphviz DOT source of a tree; rule lists become a chain of decisions."""
-    _check(model)
-    return model.to_dot()
+    return _check(model).to_dot()

@@ -1,13 +1,11 @@
 """``Binarizer``: numeric and categorical columns to the 0/1 features the optbb solvers take, with printable names.
 
-Numeric columns become threshold indicators (``age<26``; with ``intervals=True`` one indicator per interval,
-``priors=2-3``), categorical columns one indicator per category (``sex=Male``), and columns that are already 0/1
-pass through under their own name.  Thresholds come from the quantiles of each column (``strategy="quantile"``)
-or from the splits of a gradient-boosted ensemble fitted to the labels (``strategy="gbdt"``, ``age<=26.5``), the
-threshold guessing of GOSDT-guesses (McTavish et al., AAAI 2022): a few well-chosen thresholds give trees and rule
-lists as accurate as many quantiles, and far smaller searches.  The output is a ``uint8`` matrix;
-``get_feature_names_out`` names its columns, so in a :class:`sklearn.pipeline.Pipeline` with ``set_output(transform="pandas")`` the fitted optbb model prints with
-these names::
+Numeric columns become threshold indicators (``age<26``, or intervals ``priors=2-3``), categorical columns one
+indicator per category (``sex=Male``); 0/1 columns pass through.  Thresholds are quantiles or, with
+``strategy="gbdt"``, the splits of a gradient-boosted ensemble (the threshold guessing of GOSDT-guesses, McTavish et
+al., AAAI 2022: a few well-chosen thresholds give models as accurate as many quantiles, and far smaller searches).
+``get_feature_names_out`` names the ``uint8`` output columns, so in a pipeline with
+``set_output(transform="pandas")`` the fitted optbb model prints with these names::
 
     from sklearn.pipeline import make_pipeline
     from optbb import Binarizer
@@ -24,7 +22,10 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .common.validation import Number
 
 
 STRATEGIES = ("quantile", "gbdt")
@@ -52,14 +53,16 @@ def _digits_to_distinguish(values, data) -> int:
     return 17
 
 
-def _unique_names(names: list[str], keep_first: list[bool]) -> list[str]:
-    """Make output names unique, deterministically.
+def _numeric(col: pd.Series, name: str) -> np.ndarray:
+    x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
+    return x
 
-    Names marked ``keep_first`` (0/1 columns passed through under the user's own name) claim their name first, then
-    the others in output order; a name already claimed gets the first free suffix ``_2``, ``_3``, ... (free: used by
-    no other output, original or renamed).  Columns ``a`` (numeric, threshold 3) and ``a<3`` (0/1) thus give ``a<3``
-    for the 0/1 column and ``a<3_2`` for the threshold.
-    """
+
+def _unique_names(names: list[str], keep_first: list[bool]) -> list[str]:
+    """Unique output names: those marked ``keep_first`` claim their name first, then the others in output order; a
+    name already claimed gets the first suffix ``_2``, ``_3``, ... used by no other output, original or renamed."""
     taken = set(names)
     claimed: set[str] = set()
     out = list(names)
@@ -114,14 +117,6 @@ def top_thresholds(gains: dict[tuple[int, float], float], columns=None,
     return {j: np.unique(np.asarray(v, dtype=np.float64)) for j, v in sorted(out.items())}
 
 
-def gbdt_thresholds(X: np.ndarray, y, n_estimators: int = 40, max_depth: int = 1, max_thresholds: int | None = None,
-                    random_state=0) -> dict[int, np.ndarray]:
-    """Thresholds a gradient-boosted ensemble splits on, per column of ``X``: ``{column index: sorted thresholds}``,
-    only the ``max_thresholds`` most important when given (GOSDT-guesses' threshold guessing, McTavish et al. 2022).
-    """
-    return top_thresholds(ensemble_split_gains(X, y, n_estimators, max_depth, random_state), None, max_thresholds)
-
-
 class Binarizer(TransformerMixin, BaseEstimator):
     """Turn a table of numeric and categorical columns into 0/1 features with readable names.
 
@@ -136,8 +131,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``(X, y)`` splits on (``fit`` then needs ``y``), features ``col<=t`` with ``t`` the ensemble's threshold
         (a midpoint between two data values, e.g. ``age<=26.5``); intervals are then closed on the right
         (``age=27-30``, ``26.5<col<=30.5``).  A numeric column the ensemble never splits on gives no feature.  The
-        ensemble sees every column (categories one-hot), so it picks the thresholds that matter beside them.  See
-        :func:`gbdt_thresholds`.
+        ensemble sees every column (categories one-hot), so it picks the thresholds that matter beside them.
     n_estimators, max_depth : int, default 40 and 1
         ``strategy="gbdt"``: the ensemble's number of trees and their depth (more and deeper: more thresholds).
     max_thresholds : int or None
@@ -167,6 +161,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
     categories_ (dict column -> categories), passthrough_ (columns already 0/1), specs_ (one entry per output
     column: ``(column, kind, value)``).
     """
+
+    _parameter_constraints: dict = {
+        "n_thresholds": [Number(numbers.Integral, 1, None, closed="left")],
+        "intervals": ["boolean"],
+        "strategy": [StrOptions(set(STRATEGIES))],
+        "n_estimators": [Number(numbers.Integral, 1, None, closed="left")],
+        "max_depth": [Number(numbers.Integral, 1, None, closed="left")],
+        "max_thresholds": [Number(numbers.Integral, 1, None, closed="left"), None],
+        **dict.fromkeys(("thresholds", "categorical", "max_categories", "random_state"), "no_validation"),
+    }  # thresholds and categorical are checked where they are read
 
     def __init__(self, n_thresholds=3, thresholds=None, categorical="auto", intervals=False, max_categories=50,
                  strategy="quantile", n_estimators=40, max_depth=1, max_thresholds=None, random_state=0):
@@ -227,22 +231,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 return np.unique(t)
         return None
 
-    def _check_params(self) -> None:
-        def positive_int(name, v, none_ok=False):
-            if none_ok and v is None:
-                return
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-                raise ValueError(f"{name} must be a positive integer{' or None' if none_ok else ''}, got {v!r}")
-
-        positive_int("n_thresholds", self.n_thresholds)
-        if not isinstance(self.intervals, (bool, np.bool_)):
-            raise ValueError(f"intervals must be True or False, got {self.intervals!r}")
-        if not isinstance(self.strategy, str) or self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {STRATEGIES}, got {self.strategy!r}")
-        positive_int("n_estimators", self.n_estimators)
-        positive_int("max_depth", self.max_depth)
-        positive_int("max_thresholds", self.max_thresholds, none_ok=True)
-
     def _categories(self, name: str, col: pd.Series) -> list[str]:
         if col.isna().any():
             raise ValueError(f"column {name!r} has missing values; fill them (e.g. with 'missing') first")
@@ -289,7 +277,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     # -- fit / transform ------------------------------------------------------------------------------------------
     def fit(self, X, y=None):
         """Choose thresholds and categories column by column (``y`` is needed by ``strategy="gbdt"`` only)."""
-        self._check_params()
+        self._validate_params()
         df = self._frame(X, reset=True)
         if df.shape[0] == 0:
             raise ValueError("Found array with 0 sample(s) (shape=(0, %d)) while a minimum of 1 is required."
@@ -303,10 +291,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 self.categories_[name] = self._categories(name, col)
                 kinds[name] = "cat"
                 continue
-            x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
-            if not np.all(np.isfinite(x)):
-                raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
-            numeric[name] = x
+            numeric[name] = x = _numeric(col, name)
             given = self._given_thresholds(j, name)
             if given is not None:
                 self.thresholds_[name] = given
@@ -399,10 +384,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 out[:, k] = (df[name].astype(str).to_numpy() == v)
                 continue
             if name not in numeric:
-                x = pd.to_numeric(df[name], errors="raise").to_numpy(dtype=np.float64)
-                if not np.all(np.isfinite(x)):
-                    raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
-                numeric[name] = x
+                numeric[name] = _numeric(df[name], name)
             x = numeric[name]
             if kind == "id":
                 if np.any((x != 0) & (x != 1)):

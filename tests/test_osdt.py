@@ -1,7 +1,6 @@
 """OSDT: golden objectives, the brute-force twin on random problems, bounds ablations, the estimator and limits."""
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -20,60 +19,19 @@ from hypothesis import strategies as st
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from golden import golden_params, osdt_data  # noqa: E402
 from strategies import osdt_problems  # noqa: E402
 from twins.osdt import all_trees, min_errors_by_leaves, osdt_brute_force, tree_objective  # noqa: E402
 
 from optbb.common.bounds import objective_value  # noqa: E402
-from optbb.common.data import BinaryDataset, from_arrays, read_osdt_csv  # noqa: E402
+from optbb.common.data import BinaryDataset, from_arrays  # noqa: E402
 from optbb.common.result import Status  # noqa: E402
 from optbb.osdt import ABLATIONS, POLICIES, OSDTClassifier, Tree, solve  # noqa: E402
 
-DATA = HERE / "data" / "osdt"
-SHARED = HERE.parent.parent / "shared"
-_BUNDLED = {"compas-binary": "compas", "monk1-train": "monk1", "monk2-train": "monk2", "monk3-train": "monk3",
-            "tic-tac-toe": "tic-tac-toe", "car-evaluation": "car"}
-
-
-def osdt_data(name: str) -> BinaryDataset:
-    """An OSDT data set: tests/data copy, else the shared data, else the copy bundled with optbb; else skip."""
-    for path in (DATA / f"{name}.csv", SHARED / "data" / "osdt" / f"{name}.csv",
-                 SHARED / "data" / "osdt" / f"{name}.csv.gz"):
-        if path.is_file():
-            return read_osdt_csv(path)
-    if name in _BUNDLED:
-        from optbb.datasets import load_osdt
-
-        return load_osdt(_BUNDLED[name])
-    pytest.skip(f"{name}.csv is not in {DATA} nor in the shared data ({SHARED / 'data' / 'osdt'}); "
-                "it is not redistributable with optbb")
-
-
-def golden_rows() -> list[dict]:
-    for path in (SHARED / "golden" / "osdt_objectives.csv", DATA / "osdt_objectives.csv"):
-        if path.is_file():
-            with open(path) as fh:
-                return list(csv.DictReader(fh))
-    return []
-
-
-SLOW_GOLDEN: set[tuple[str, str]] = set()  # (dataset, lambda) rows too slow for the default run
 # rows the leaf-set search does not certify in minutes (issue 13's hard cases); the dynamic-programming search
 # certifies every row in tests/test_osdt_dp.py
 BEYOND_LEAF_SET = {("car-evaluation", "0.005"), ("tic-tac-toe", "0.01"), ("tic-tac-toe", "0.005"),
                    ("monk2-train", "0.01"), ("monk3-train", "0.005"), ("fico_binary", "0.005")}
-
-
-def _golden_params():
-    rows = golden_rows()
-    if not rows:
-        return [pytest.param(None, marks=pytest.mark.skip(reason="golden/osdt_objectives.csv not found"))]
-    out = []
-    for r in rows:
-        if (r["dataset"], r["lambda"]) in BEYOND_LEAF_SET:
-            continue
-        marks = [pytest.mark.slow] if (r["dataset"], r["lambda"]) in SLOW_GOLDEN else []
-        out.append(pytest.param(r, marks=marks, id=f"{r['dataset']}-{r['lambda']}"))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -109,16 +67,9 @@ def test_monk1_lambda_0025_perfect_tree():
     assert res.objective == pytest.approx(0.2, abs=1e-12)
 
 
-@pytest.mark.parametrize("row", _golden_params())
+@pytest.mark.parametrize("row", golden_params(leave_out=BEYOND_LEAF_SET))
 def test_golden_objectives(row):
-    name = row["dataset"]
-    if name.startswith("fico"):
-        path = SHARED / "data" / "osdt" / "fico_binary.csv.gz"
-        if not path.is_file():
-            pytest.skip(f"FICO data not found at {path} (never copied into the repository: its terms forbid it)")
-        data = read_osdt_csv(path)
-    else:
-        data = osdt_data(name)
+    data = osdt_data(row["dataset"])
     res = solve(data, float(row["lambda"]), search="leaf_set", time_limit=600)
     assert res.objective == pytest.approx(float(row["objective"]), abs=1e-9)
     assert res.status is Status.OPTIMAL

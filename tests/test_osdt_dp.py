@@ -2,8 +2,6 @@
 limits and the dispatch of ``solve`` / ``OSDTClassifier``."""
 from __future__ import annotations
 
-import csv
-import gzip
 import sys
 from pathlib import Path
 
@@ -13,58 +11,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-from tests.twins.brute_trees import optimal_objective  # noqa: E402
+from golden import dl_data, golden_params, osdt_data  # noqa: E402
+from twins.brute_trees import optimal_objective  # noqa: E402
 
-from optbb.common.data import BinaryDataset, from_arrays, read_osdt_csv  # noqa: E402
+from optbb.common.data import from_arrays  # noqa: E402
 from optbb.common.result import Status  # noqa: E402
+from optbb.datasets.dl import DL_OPTIMA  # noqa: E402
 from optbb.osdt import OSDTClassifier, solve  # noqa: E402
 from optbb.osdt.dp_search import solve_dp  # noqa: E402
 
-DATA = HERE / "data"
-SHARED = HERE.parent.parent / "shared"
-_BUNDLED = {"compas-binary": "compas", "monk1-train": "monk1", "monk2-train": "monk2", "monk3-train": "monk3",
-            "tic-tac-toe": "tic-tac-toe", "car-evaluation": "car"}
 # golden rows that take more than a few seconds on a loaded 2-core machine
 SLOW_GOLDEN = {("tic-tac-toe", "0.005"), ("fico_binary", "0.005"), ("car-evaluation", "0.005")}
-# published minimum errors at depth 2 and 3 (shared/data/dl/README.md)
-DL_OPTIMA = {"anneal": (137, 112), "australian-credit": (87, 73), "breast-wisconsin": (22, 15),
-             "diabetes": (177, 162), "heart-cleveland": (60, 41), "hypothyroid": (70, 61), "ionosphere": (32, None),
-             "kr-vs-kp": (418, 198), "mushroom": (252, None), "pendigits": (153, None), "segment": (9, 0),
-             "splice-1": (508, None), "tic-tac-toe": (282, 216), "vehicle": (75, None), "vote": (17, 12)}
-
-
-def osdt_data(name: str) -> BinaryDataset:
-    for path in (DATA / "osdt" / f"{name}.csv", SHARED / "data" / "osdt" / f"{name}.csv",
-                 SHARED / "data" / "osdt" / f"{name}.csv.gz"):
-        if path.is_file():
-            return read_osdt_csv(path)
-    if name in _BUNDLED:
-        from optbb.datasets import load_osdt
-
-        return load_osdt(_BUNDLED[name])
-    pytest.skip(f"{name} is neither bundled nor in the shared data ({SHARED / 'data' / 'osdt'})")
-
-
-def dl_data(name: str) -> tuple[np.ndarray, np.ndarray]:
-    for path in (DATA / "dl" / f"{name}.txt.gz", SHARED / "data" / "dl" / f"{name}.txt.gz"):
-        if path.is_file():
-            with gzip.open(path, "rt") as fh:
-                a = np.loadtxt(fh, dtype=np.int64)
-            return a[:, 1:], a[:, 0]
-    pytest.skip(f"DL set {name} not found (tests/data/dl or {SHARED / 'data' / 'dl'})")
-
-
-def _golden_params():
-    for path in (SHARED / "golden" / "osdt_objectives.csv", DATA / "osdt" / "osdt_objectives.csv"):
-        if path.is_file():
-            with open(path) as fh:
-                rows = list(csv.DictReader(fh))
-            return [pytest.param(r, id=f"{r['dataset']}-{r['lambda']}",
-                                 marks=[pytest.mark.slow] if (r["dataset"], r["lambda"]) in SLOW_GOLDEN else [])
-                    for r in rows]
-    return [pytest.param(None, marks=pytest.mark.skip(reason="osdt_objectives.csv not found"))]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -132,16 +91,9 @@ def test_agrees_with_leaf_set_search(seed, lam, max_depth):
 # ---------------------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("row", _golden_params())
+@pytest.mark.parametrize("row", golden_params(slow=SLOW_GOLDEN))
 def test_golden_objectives_dp(row):
-    name = row["dataset"]
-    if name.startswith("fico"):
-        path = SHARED / "data" / "osdt" / "fico_binary.csv.gz"
-        if not path.is_file():
-            pytest.skip(f"FICO data not found at {path} (never copied into the repository: its terms forbid it)")
-        data = read_osdt_csv(path)
-    else:
-        data = osdt_data(name)
+    data = osdt_data(row["dataset"])
     res = solve(data, float(row["lambda"]), search="dp", time_limit=600)
     assert res.status is Status.OPTIMAL
     assert res.objective == pytest.approx(float(row["objective"]), abs=1e-9)

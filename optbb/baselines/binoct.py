@@ -64,10 +64,6 @@ class CompleteTree:
     classes: Sequence | None = None
 
     @property
-    def n_leaves_complete(self) -> int:
-        return 1 << self.depth
-
-    @property
     def n_leaves(self) -> int:
         """Non-empty leaves: the leaves left after removing every split that sends all training rows one way."""
         return int(sum(1 for c in self.n_samples if c > 0))
@@ -92,12 +88,7 @@ class CompleteTree:
 
     def apply(self, X) -> np.ndarray:
         """Leaf index (0 .. 2^depth - 1) of every row of a 0/1 matrix."""
-        X = np.asarray(X)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        for _ in range(self.depth):
-            feats = np.asarray(self.features, dtype=np.int64)[node]
-            node = 2 * node + 1 + X[np.arange(X.shape[0]), feats].astype(np.int64)
-        return node - ((1 << self.depth) - 1)
+        return leaf_of(np.asarray(X), self.features, self.depth)
 
     def predict(self, X) -> np.ndarray:
         pred = np.asarray(self.predictions, dtype=np.int64)[self.apply(X)]
@@ -138,35 +129,33 @@ class CompleteTree:
                 "errors": list(self.errors)}
 
 
+def leaf_of(X: np.ndarray, features: Sequence[int], depth: int) -> np.ndarray:
+    """Leaf index (0 .. 2^depth - 1) each row of ``X`` reaches in the complete tree with the given node features."""
+    node = np.zeros(X.shape[0], dtype=np.int64)
+    feats = np.asarray(features, dtype=np.int64)
+    for _ in range(depth):
+        node = 2 * node + 1 + X[np.arange(X.shape[0]), feats[node]].astype(np.int64)
+    return node - ((1 << depth) - 1)
+
+
 def tree_from_features(X: np.ndarray, y: np.ndarray, depth: int, features: Sequence[int],
                        feature_names: Sequence[str]) -> CompleteTree:
     """The complete tree with the given node features, leaves labelled by their training majority (ties -> 1;
     an empty leaf takes the majority of its nearest non-empty ancestor)."""
-    n_int = (1 << depth) - 1
-    tree = CompleteTree(depth, [int(f) for f in features], [0] * (1 << depth), list(feature_names),
-                        [0] * (1 << depth), [0] * (1 << depth))
-    node = np.zeros(X.shape[0], dtype=np.int64)
-    # majority per node, level by level, so empty leaves can inherit from their ancestors
-    node_label = {0: _majority(y)}
-    for level in range(depth):
-        feats = np.asarray(tree.features, dtype=np.int64)[node]
-        node = 2 * node + 1 + X[np.arange(X.shape[0]), feats].astype(np.int64)
-        for v in range((1 << (level + 1)) - 1, (1 << (level + 2)) - 1):
-            ys = y[node == v]
-            node_label[v] = _majority(ys) if ys.size else node_label[(v - 1) // 2]
-    leaf = node - n_int
-    for k in range(1 << depth):
-        ys = y[leaf == k]
-        label = node_label[n_int + k]
-        tree.predictions[k] = int(label)
-        tree.n_samples[k] = int(ys.size)
-        tree.errors[k] = int(np.sum(ys != label))
+    n_leaf = 1 << depth
+    leaf = leaf_of(X, features, depth)
+    count = np.bincount(leaf, minlength=n_leaf)
+    pos = np.bincount(leaf, weights=y, minlength=n_leaf).astype(np.int64)
+    tree = CompleteTree(depth, [int(f) for f in features], [0] * n_leaf, list(feature_names), count.tolist(),
+                        [0] * n_leaf)
+    for k in range(n_leaf):
+        h = 0  # the ancestor h levels up covers the leaves [(k >> h) << h, ((k >> h) + 1) << h)
+        while count[(k >> h) << h:((k >> h) + 1) << h].sum() == 0:
+            h += 1
+        block = slice((k >> h) << h, ((k >> h) + 1) << h)
+        tree.predictions[k] = int(2 * pos[block].sum() >= count[block].sum())
+        tree.errors[k] = int(count[k] - pos[k] if tree.predictions[k] == 1 else pos[k])
     return tree
-
-
-def _majority(y: np.ndarray) -> int:
-    pos = int(np.sum(y))
-    return 1 if 2 * pos >= y.size else 0
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -305,11 +294,7 @@ def _start_vector(mdl: _Model, Xg, n0, n1, features) -> np.ndarray:
     x = np.zeros(mdl.n_cols)
     for n, j in enumerate(features):
         x[mdl.f(n, j)] = 1.0
-    node = np.zeros(Xg.shape[0], dtype=np.int64)
-    for _ in range(mdl.depth):
-        feats = np.asarray(features, dtype=np.int64)[node]
-        node = 2 * node + 1 + Xg[np.arange(Xg.shape[0]), feats].astype(np.int64)
-    leaf = node - mdl.n_int
+    leaf = leaf_of(Xg, features, mdl.depth)
     for g, k in enumerate(leaf):
         x[mdl.w(g, int(k))] = 1.0
     for k in range(mdl.n_leaf):
@@ -393,12 +378,13 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     t0 = time.perf_counter()
     start_feats = cart_features(X, y, depth) if initial_tree == "cart" else None
     need = mip_bytes_estimate(Xg.shape[0], X.shape[1], depth, formulation)
+    report = {"features": start_feats if start_feats is not None else [0] * ((1 << depth) - 1),
+              "status": "memory_limit", "mip_gap": math.inf, "mip_objective": math.nan, "mip_dual_bound": -math.inf,
+              "mip_nodes": 0, "n_rows": 0, "n_cols": 0, "n_groups": int(Xg.shape[0]),
+              "build_time": time.perf_counter() - t0, "solve_time": 0.0, "start_features": start_feats,
+              "has_solution": False, "memory_estimate": need}
     if memory_limit is not None and need > memory_limit:
-        feats = start_feats if start_feats is not None else [0] * ((1 << depth) - 1)
-        return {"features": feats, "status": "memory_limit", "mip_gap": math.inf, "mip_objective": math.nan,
-                "mip_dual_bound": -math.inf, "mip_nodes": 0, "n_rows": 0, "n_cols": 0, "n_groups": int(Xg.shape[0]),
-                "build_time": time.perf_counter() - t0, "solve_time": 0.0, "start_features": start_feats,
-                "has_solution": False, "memory_estimate": need}
+        return report
     mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation)
     h = highspy.Highs()
     h.setOptionValue("output_flag", bool(verbose))
@@ -429,19 +415,15 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     status = _STATUS.get(key, status_name)
     if status == "solution_limit" and node_limit is not None and info.mip_node_count >= min(node_limit, 2 ** 31 - 1):
         status = "node_limit"  # HiGHS reports its node limit as a solution limit
-    has_sol = info.primal_solution_status >= 2  # kSolutionStatusFeasible
-    if has_sol:
+    report.update(status=status, mip_gap=float(info.mip_gap), mip_dual_bound=float(info.mip_dual_bound),
+                  mip_nodes=int(info.mip_node_count), n_rows=int(rlo.size), n_cols=int(nc), build_time=build_time,
+                  solve_time=solve_time)
+    if info.primal_solution_status >= 2:  # kSolutionStatusFeasible
         x = np.asarray(h.getSolution().col_value)
-        feats = [int(np.argmax([x[mdl.f(nn, j)] for j in range(mdl.n_features)])) for nn in range(mdl.n_int)]
-        mip_obj = float(info.objective_function_value)
-    else:
-        feats = start_feats if start_feats is not None else [0] * mdl.n_int
-        mip_obj = math.nan
-    return {"features": feats, "status": status, "mip_gap": float(info.mip_gap),
-            "mip_objective": mip_obj, "mip_dual_bound": float(info.mip_dual_bound),
-            "mip_nodes": int(info.mip_node_count), "n_rows": int(rlo.size), "n_cols": int(nc),
-            "n_groups": int(Xg.shape[0]), "build_time": build_time, "solve_time": solve_time,
-            "start_features": start_feats, "has_solution": bool(has_sol), "memory_estimate": need}
+        report.update(features=[int(np.argmax([x[mdl.f(nn, j)] for j in range(mdl.n_features)]))
+                                for nn in range(mdl.n_int)],
+                      mip_objective=float(info.objective_function_value), has_solution=True)
+    return report
 
 
 # ---------------------------------------------------------------------------------------------------------------

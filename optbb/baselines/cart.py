@@ -1,14 +1,11 @@
 """CART baseline (scikit-learn trees) with the pruning settings the papers used.
 
-* ``cp``: R ``rpart``'s complexity parameter (CORELS compares against ``rpart`` with cp in {.001, .003, .01, .03, .1},
-  default .01).  rpart grows a Gini tree with ``minsplit = 20`` and ``minbucket = 7`` and then prunes every split
-  whose misclassification improvement is below ``cp`` times the root node's misclassification, by weakest-link
-  (cost-complexity) pruning on the misclassification risk.  :class:`CARTClassifier` does the same on a
-  scikit-learn tree grown with those minimum sizes; it is close to rpart, not identical (rpart also stops growing
-  early at cp and breaks ties differently).
-* ``ccp_alpha``: scikit-learn's own minimal cost-complexity pruning (on the Gini impurity).
-* ``max_leaf_nodes``: best-first growth to a fixed number of leaves (OSDT's CART comparison).
-* ``class_weight``: cost-sensitive CART, e.g. ``{0: 1, 1: w}`` (FRL's ROC comparison).
+CORELS compares against R's ``rpart`` with the complexity parameter cp in {.001, .003, .01, .03, .1} (default .01):
+rpart grows a Gini tree with ``minsplit = 20`` and ``minbucket = 7`` and then prunes every split whose
+misclassification improvement is below ``cp`` times the root node's misclassification, by weakest-link
+(cost-complexity) pruning on the misclassification risk.  :class:`CARTClassifier` does the same on a scikit-learn
+tree grown with those minimum sizes; it is close to rpart, not identical (rpart also stops growing early at cp and
+breaks ties differently).  OSDT's comparison uses ``max_leaf_nodes``, FRL's ROC comparison ``class_weight``.
 """
 from __future__ import annotations
 

@@ -1,23 +1,14 @@
 """C4.5, RIPPER and SBRL baselines of CORELS Figures 9 and 11, from installable Python packages.
 
 The CORELS paper ran R's ``RWeka::J48`` (C4.5), ``caret``'s RIPPER (Weka ``JRip``) and the C implementation of
-SBRL (Yang, Rudin & Seltzer 2017).  These wrappers use the nearest Python implementations, from the optional extra
-``pip install "optbb[baselines]"``:
+SBRL; these wrappers use the nearest Python implementations, from the optional extra
+``pip install "optbb[baselines]"``.  The C4.5 of ``imodels`` has no pessimistic-error pruning (J48's ``C = 0.25``),
+so its trees are larger; ``imodels``' Bayesian rule list samples the posterior SBRL samples (Letham et al. 2015),
+and given the antecedent matrix with ``max_card=1`` it chooses among exactly the antecedents CORELS sees.
 
-* :class:`C45Classifier`: ``imodels.C45TreeClassifier``, a C4.5 tree (gain ratio / information gain splits) grown
-  until no split gains; it has no pessimistic-error pruning (J48's confidence ``C = 0.25``), so its trees are larger.
-* :class:`RipperClassifier`: ``wittgenstein.RIPPER`` (Cohen 1995, ``k = 2`` optimisation passes, a third of the
-  data for pruning, as JRip), learning rules for the minority class of the training data with the majority class
-  as default, as JRip orders classes.
-* :class:`SBRLClassifier`: ``imodels.BayesianRuleListClassifier``, the Bayesian rule list model SBRL samples
-  (Letham et al. 2015; SBRL is the same posterior with a faster bit-vector sampler), with the CORELS paper's SBRL
-  settings: expected list length ``lambda = 9``, expected rule width ``eta = 3``, 11 chains, 1,000 iterations.
-  Given the antecedent matrix (one 0/1 column per mined antecedent) and ``max_card=1``, it chooses among exactly
-  the antecedents CORELS sees, as in the paper.
-
-The packages are imported inside ``fit``: without them ``fit`` raises an ``ImportError`` naming the extra, and
-:func:`missing` tells which are absent.  Each fitted wrapper has ``size_``: leaves (C4.5) or rules including the
-default (RIPPER, SBRL), the model size of Figure 11.
+The packages are imported inside ``fit`` (an ``ImportError`` naming the extra without them; :func:`missing` tells
+which are absent).  Each fitted wrapper has ``size_``: leaves (C4.5) or rules including the default (RIPPER,
+SBRL), the model size of Figure 11.
 """
 from __future__ import annotations
 
@@ -42,7 +33,6 @@ def _require(package: str, baseline: str):
         return importlib.import_module(package)
     except ImportError as exc:
         raise ImportError(f"the {baseline} baseline needs the optional package {package!r}: {EXTRA}") from exc
-
 
 
 def _check_xy(X, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,7 +70,8 @@ def _xml_leaves(node) -> int:
 
 
 class RipperClassifier(ClassifierMixin, BaseEstimator):
-    """RIPPER rule set (``wittgenstein.RIPPER``) for the training data's minority class; default: the majority."""
+    """RIPPER rule set (``wittgenstein.RIPPER``, Cohen 1995; ``k = 2`` optimisation passes and a third of the data
+    for pruning, as JRip) for the training data's minority class; default: the majority, as JRip orders classes."""
 
     def __init__(self, k: int = 2, prune_size: float = 0.33, random_state: int = 0):
         self.k = k
@@ -88,29 +79,29 @@ class RipperClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X, y):
-        import pandas as pd
-
         X, y01, self.classes_ = _check_xy(X, y)
         lw = _require("wittgenstein", "RIPPER")
         self.positive_ = int(np.sum(y01) * 2 <= y01.size)  # the minority class (class 1 on a tie)
-        df = pd.DataFrame(X.astype(int), columns=[f"x{j}" for j in range(X.shape[1])])
         self.model_ = lw.RIPPER(k=self.k, prune_size=self.prune_size, random_state=self.random_state)
-        self.model_.fit(df, (y01 == self.positive_).astype(int), pos_class=1)
+        self.model_.fit(_frame(X), (y01 == self.positive_).astype(int), pos_class=1)
         self.size_ = len(self.model_.ruleset_.rules) + 1
         return self
 
     def predict(self, X):
-        import pandas as pd
-
         check_is_fitted(self, "model_")
-        X = np.asarray(X)
-        hit = np.asarray(self.model_.predict(pd.DataFrame(X.astype(int), columns=[f"x{j}" for j in
-                                                                                   range(X.shape[1])])), dtype=bool)
+        hit = np.asarray(self.model_.predict(_frame(np.asarray(X))), dtype=bool)
         return self.classes_[np.where(hit, self.positive_, 1 - self.positive_)]
 
 
+def _frame(X: np.ndarray):
+    import pandas as pd
+
+    return pd.DataFrame(X.astype(int), columns=[f"x{j}" for j in range(X.shape[1])])
+
+
 class SBRLClassifier(ClassifierMixin, BaseEstimator):
-    """Bayesian rule list (``imodels.BayesianRuleListClassifier``) with the CORELS paper's SBRL settings.
+    """Bayesian rule list (``imodels.BayesianRuleListClassifier``) with the CORELS paper's SBRL settings (expected
+    list length 9, expected rule width 3, 11 chains, 1,000 iterations).
 
     ``list_length_prior`` is SBRL's lambda, ``list_width_prior`` its eta; ``max_card`` and ``min_support`` control
     the itemsets mined from the columns of ``X`` (``max_card=1`` on an antecedent matrix: the antecedents as given).

@@ -212,7 +212,7 @@ def read_binary_csv(path: str | os.PathLike, label: str | None = None, sep: str 
 
     The separator is sniffed (``,`` or ``;``) unless given.
     """
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         text = fh.read()
     if sep is None:
         first = text.split("\n", 1)[0]
@@ -274,7 +274,8 @@ def read_corels(out_path: str | os.PathLike, label_path: str | os.PathLike,
     return data
 
 
-def _open_text(path):
+def open_text(path):
+    """A text file (UTF-8, universal newlines), gunzipped when its name ends in ``.gz``."""
     path = os.fspath(path)
     if path.endswith(".gz"):
         return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=None)
@@ -283,7 +284,7 @@ def _open_text(path):
 
 def _read_bit_lines(path) -> tuple[list[str], list[np.ndarray]]:
     names, rows = [], []
-    with _open_text(path) as fh:
+    with open_text(path) as fh:
         for lineno, raw in enumerate(fh, start=1):
             line = raw.strip()
             if not line:

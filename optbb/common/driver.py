@@ -1,12 +1,10 @@
 """The search driver: the one loop that runs every solver's compiled kernel in chunks.
 
 A solver supplies an *engine* (:class:`Engine`): its arrays, a kernel step, a growth rule, a global lower bound and
-its own counters.  :func:`run_search` owns everything else: the time, node and memory limits (:class:`Budget`),
-Ctrl-C (:class:`~optbb.common.limits.InterruptGuard`), the size of each chunk (about :data:`CHUNK_SECONDS` of
-work), the progress line, the trace (the global lower bound sampled at most ~5 % of the time), the status, the
+its own counters.  :func:`run_search` owns everything else: limits, Ctrl-C, chunk sizes, progress, trace, status,
 time to the optimum, and the :class:`SearchResult` with one counter schema for every solver: ``total_time``,
-``time_to_optimum``, ``memory_bytes`` (peak accounted bytes), ``nodes`` (the engine's node counter, what
-``node_limit`` counts), plus the engine's own counters (``nodes_evaluated``, ``trees_evaluated``, ``iterations``...).
+``time_to_optimum``, ``memory_bytes`` (peak accounted bytes), ``nodes`` (what ``node_limit`` counts), plus the
+engine's own counters.
 
 Step codes an engine returns: :data:`RUNNING` (a full chunk done), :data:`PAUSED` (stopped early, e.g. right after
 the incumbent improved: the chunk size is not adapted), :data:`DONE` (search exhausted: the status is the engine's
@@ -82,7 +80,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     trace = TraceRecorder()
     status = engine.start()
     peak = engine.memory_bytes()
-    if status is None and _over_memory(limits, peak):
+    if status is None and limits.over_memory(peak):
         status = Status.MEMORY_LIMIT
     seen_improvements = engine.improvements()
     time_to_optimum = 0.0
@@ -108,7 +106,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
                     status = Status.NODE_LIMIT
                     break
                 if code == NEED_MEMORY:
-                    status = _stop_status(budget, guard)  # a limit already reached ends the search ungrown
+                    status = budget.stop_status(guard)  # a limit already reached ends the search ungrown
                     if status is None:
                         try:
                             if not engine.grow(limits.memory_limit, lambda: budget.must_stop(guard)):
@@ -122,9 +120,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
                 memory = engine.memory_bytes()
                 peak = max(peak, memory)
                 if status is None:
-                    status = _stop_status(budget, guard)
-                if status is None and _over_memory(limits, memory):
-                    status = Status.MEMORY_LIMIT
+                    status = budget.stop_status(guard, memory)
                 now = budget.elapsed()
                 if trace.due(now):
                     lower = trace.sample(now, engine.incumbent(), engine.lower_bound, engine.queue_size(),
@@ -143,19 +139,6 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     counters = {**counters, "nodes": int(engine.nodes()), "total_time": total, "time_to_optimum": time_to_optimum,
                 "memory_bytes": int(max(peak, engine.memory_bytes()))}
     return SearchResult(model, float(objective), float(lower), status, counters, frame)
-
-
-def _over_memory(limits: Limits, memory: int) -> bool:
-    return limits.memory_limit is not None and memory > limits.memory_limit
-
-
-def _stop_status(budget: Budget, guard) -> Status | None:
-    """INTERRUPTED after a Ctrl-C, TIME_LIMIT once the time is up, else None."""
-    if guard.interrupted:
-        return Status.INTERRUPTED
-    if budget.remaining_time() <= 0:
-        return Status.TIME_LIMIT
-    return None
 
 
 def _improvement_time(engine: Engine, n0: int, t0: float, t1: float) -> float:

@@ -75,6 +75,29 @@ def reader(kind: str):
     return wrap
 
 
+class JsonForm:
+    """``to_json`` / ``from_json`` of a model class that has ``to_dict`` / ``from_dict``."""
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON text of ``to_dict``; ``from_json`` (or ``optbb.export.from_json``) rebuilds an identical model."""
+        return dumps(self.to_dict(), indent)
+
+    @classmethod
+    def from_json(cls, s):
+        return cls.from_dict(loads(s, cls.__name__))
+
+
+def first_match(hits, n: int) -> np.ndarray:
+    """Index of the first boolean vector of ``hits`` true on each of ``n`` rows (``len(hits)`` where none is): the
+    clause of a decision list that classifies each row."""
+    out = np.full(n, -1, dtype=np.int64)
+    k = -1
+    for k, hit in enumerate(hits):
+        out[(out < 0) & hit] = k
+    out[out < 0] = k + 1
+    return out
+
+
 def as_int(v, what: str, lo: int | None = None, hi: int | None = None) -> int:
     """An integer field (``True`` and ``2.5`` refused), in ``[lo, hi]`` where given."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):

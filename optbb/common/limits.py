@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .result import Status
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "g": 1 << 30, "gb": 1 << 30,
           "t": 1 << 40, "tb": 1 << 40}
@@ -96,6 +97,10 @@ class Limits:
         self.node_limit = check_node_limit(self.node_limit)
         self.memory_limit = parse_memory(self.memory_limit)
 
+    def over_memory(self, memory: int) -> bool:
+        """Whether ``memory`` accounted bytes exceed the cap."""
+        return self.memory_limit is not None and memory > self.memory_limit
+
 
 class Budget:
     """Clock and limits of one search, kept by the search driver (:mod:`optbb.common.driver`)."""
@@ -115,7 +120,16 @@ class Budget:
     def must_stop(self, guard: "InterruptGuard") -> bool:
         """Whether a long step between chunks (an array growth) should be abandoned: the time limit is reached or
         Ctrl-C was pressed."""
-        return guard.interrupted or self.remaining_time() <= 0
+        return self.stop_status(guard) is not None
+
+    def stop_status(self, guard: "InterruptGuard", memory: int | None = None) -> Status | None:
+        """INTERRUPTED after a Ctrl-C, TIME_LIMIT once the time is up, MEMORY_LIMIT when ``memory`` (accounted
+        bytes, if given) exceeds the cap, else None: the checks between two chunks of a search."""
+        if guard.interrupted:
+            return Status.INTERRUPTED
+        if self.remaining_time() <= 0:
+            return Status.TIME_LIMIT
+        return Status.MEMORY_LIMIT if memory is not None and self.limits.over_memory(memory) else None
 
 
 class InterruptGuard:

@@ -311,12 +311,7 @@ class _Miner:
         return self.array_bytes() + self.final_bytes(len(self.names))
 
     def limit_status(self, guard: InterruptGuard) -> Status | None:
-        if guard.interrupted:
-            return Status.INTERRUPTED
-        if self.budget.remaining_time() <= 0:
-            return Status.TIME_LIMIT
-        cap = self.budget.limits.memory_limit
-        return Status.MEMORY_LIMIT if cap is not None and self.nbytes() > cap else None
+        return self.budget.stop_status(guard, self.nbytes())
 
     def grow(self, guard: InterruptGuard) -> bool:
         """Double the kept arrays and the index; False when the memory limit forbids it."""

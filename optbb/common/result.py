@@ -57,3 +57,14 @@ class SearchResult:
 
     def __repr__(self) -> str:
         return f"SearchResult({self.summary()})"
+
+
+def unsearched_result(model: Any, objective: float, lower_bound: float, status: Status, elapsed: float,
+                      counters: dict) -> SearchResult:
+    """The result when no search ran (a limit ended the mining first): ``model`` with its real objective, one trace
+    row, the solver's ``counters`` and the common ones (no node, no memory, found at once)."""
+    from .trace import COLUMNS
+
+    trace = pd.DataFrame([(float(elapsed), float(objective), float(lower_bound), 0, 0)], columns=COLUMNS)
+    counters = {**counters, "nodes": 0, "memory_bytes": 0, "time_to_optimum": 0.0, "total_time": elapsed}
+    return SearchResult(model, float(objective), float(lower_bound), status, counters, trace)

@@ -1,15 +1,8 @@
-"""Input validation shared by the estimators (scikit-learn conventions, clear errors, no mutation of inputs).
+"""Input validation shared by the estimators: scikit-learn's checks and wording, clear errors, inputs never modified.
 
-Every optbb estimator takes a 0/1 feature matrix (numpy, pandas or lists) and exactly two classes of any labels.
-The checks follow scikit-learn's order and wording where its estimator checks expect them (sparse input, complex
-data, empty data, continuous targets, multi-class targets), then add the binary-feature check with a pointer to
-:class:`optbb.Binarizer`.
-
-Parameters are checked one way: each estimator declares scikit-learn's ``_parameter_constraints`` (with the
-constraints below: :class:`Number` refuses booleans and non-finite values, :class:`MemorySize`, :class:`NameList`)
-and calls ``self._validate_params()`` once at the start of ``fit``; functions use :func:`check_params` or
-:func:`check_number`.  Every message names the parameter: "The 'max_card' parameter of CorelsClassifier must be an
-int in the range [1, inf). Got 2.0 instead."
+Parameters are checked one way: each estimator declares scikit-learn's ``_parameter_constraints`` (with
+:class:`Number`, :class:`MemorySize`, :class:`NameList`) and calls ``self._validate_params()`` at the start of
+``fit``; functions use :func:`check_params` or :func:`check_number`.  Every message names the parameter.
 """
 from __future__ import annotations
 
@@ -26,10 +19,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .data import check_binary_arrays
-from .limits import parse_memory
-
-
-MAX_NODES = 1 << 62  # node counters are int64 in the kernels; a larger node_limit cannot be reached
+from .limits import MAX_NODES, parse_memory
 
 
 class Number(Interval):
@@ -216,8 +206,6 @@ def expand_weights(X01: np.ndarray, y01: np.ndarray, w: np.ndarray | None, name:
     """
     if w is None:
         return X01, y01
-    if np.all(w == 0):
-        raise ValueError(f"{name}: sample_weight is zero for every sample (all weights are zero)")
     if not np.array_equal(w, np.round(w)):  # exactly: 1 + 1e-9 is not silently 1
         raise ValueError(f"{name} supports integer sample_weight only (a weight k counts a sample k times); "
                          "got fractional weights")

@@ -143,15 +143,9 @@ class SymmetryMap:
     def _targets(self, m: int, key_len: int, doubled: bool) -> tuple[int, int, int]:
         """(index slots, entries, pool words) for one more expansion; ``doubled`` at least doubles what grows."""
         need_e = self.n_entries + m
-        need_w = int(self.fill[F_WORDS]) + m * (key_len + 1)
-        idx = max(self.index.shape[0], index_capacity(need_e))
-        ent = self.ehash.shape[0] if need_e <= self.ehash.shape[0] else need_e
-        words = self.pool.shape[0] if need_w <= self.pool.shape[0] else need_w
-        if doubled:
-            idx = idx if idx == self.index.shape[0] else max(idx, 2 * self.index.shape[0])
-            ent = ent if ent == self.ehash.shape[0] else max(ent, 2 * self.ehash.shape[0])
-            words = words if words == self.pool.shape[0] else max(words, 2 * self.pool.shape[0])
-        return idx, ent, words
+        now = (self.index.shape[0], self.ehash.shape[0], self.pool.shape[0])
+        want = (index_capacity(need_e), need_e, int(self.fill[F_WORDS]) + m * (key_len + 1))
+        return tuple(c if w <= c else max(w, 2 * c) if doubled else w for w, c in zip(want, now))
 
     def _added_bytes(self, targets: tuple[int, int, int]) -> int:
         idx, ent, words = targets

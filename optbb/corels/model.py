@@ -5,8 +5,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..common.formats import (as_counts, as_float, as_int, as_list, as_str_list, dot_chain, dumps, latex_chain,
-                              latex_escape, literals, loads, plain, reader)
+from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_list, as_str_list, dot_chain, first_match,
+                              latex_chain, latex_escape, literals, plain, reader)
+from ..common.mining import Antecedent
 
 
 @dataclass
@@ -32,15 +33,11 @@ class Rule:
 
     def evaluate(self, X: np.ndarray) -> np.ndarray:
         """Boolean vector: the rows of a raw 0/1 feature matrix that satisfy the antecedent."""
-        out = np.ones(X.shape[0], dtype=bool)
-        for f, neg in zip(self.features, self.negated):
-            col = X[:, f] != 0
-            out &= ~col if neg else col
-        return out
+        return Antecedent(self.features, self.negated).evaluate(X).astype(bool)
 
 
 @dataclass
-class RuleList:
+class RuleList(JsonForm):
     """An ordered list of rules followed by a default prediction.
 
     ``antecedent`` indices refer to the columns of the antecedent matrix the list was learned on; ``predict`` takes
@@ -63,16 +60,12 @@ class RuleList:
     def __len__(self) -> int:
         return len(self.rules)
 
+    def _labels(self) -> np.ndarray:
+        return np.array([r.prediction for r in self.rules] + [self.default_prediction], dtype=np.uint8)
+
     def predict(self, A: np.ndarray) -> np.ndarray:
         """Labels (0/1) for the rows of an antecedent matrix ``A``."""
-        A = np.asarray(A)
-        out = np.full(A.shape[0], self.default_prediction, dtype=np.uint8)
-        open_ = np.ones(A.shape[0], dtype=bool)
-        for r in self.rules:
-            hit = open_ & (A[:, r.antecedent] != 0)
-            out[hit] = r.prediction
-            open_ &= ~hit
-        return out
+        return self._labels()[self.capture(A)]
 
     def predict_features(self, X) -> np.ndarray:
         """Labels (0/1) for the rows of a raw 0/1 feature matrix (columns in the order of ``feature_names``)."""
@@ -81,13 +74,7 @@ class RuleList:
             raise ValueError(f"X must have {len(self.feature_names)} feature columns, got shape {X.shape}")
         if any(not r.features for r in self.rules):
             raise ValueError("this rule list does not know its antecedents' literals (an old JSON file?)")
-        out = np.full(X.shape[0], self.default_prediction, dtype=np.uint8)
-        open_ = np.ones(X.shape[0], dtype=bool)
-        for r in self.rules:
-            hit = open_ & r.evaluate(X)
-            out[hit] = r.prediction
-            open_ &= ~hit
-        return out
+        return self._labels()[first_match((r.evaluate(X) for r in self.rules), X.shape[0])]
 
     def attach_literals(self, antecedents, feature_names) -> None:
         """Record each rule's literals (``antecedents[rule.antecedent]``, objects with ``features`` and
@@ -97,16 +84,11 @@ class RuleList:
             r.features = tuple(int(f) for f in a.features)
             r.negated = tuple(bool(n) for n in a.negated)
         self.feature_names = [str(n) for n in feature_names]
+
     def capture(self, A: np.ndarray) -> np.ndarray:
         """Index of the rule that classifies each row of an antecedent matrix ``A`` (``len(self)``: the default)."""
         A = np.asarray(A)
-        out = np.full(A.shape[0], len(self.rules), dtype=np.int64)
-        open_ = np.ones(A.shape[0], dtype=bool)
-        for k, r in enumerate(self.rules):
-            hit = open_ & (A[:, r.antecedent] != 0)
-            out[hit] = k
-            open_ &= ~hit
-        return out
+        return first_match((A[:, r.antecedent] != 0 for r in self.rules), A.shape[0])
 
     def class_counts(self) -> np.ndarray:
         """``(len(self) + 1, K)`` training class counts of each rule, the default rule last.
@@ -128,8 +110,7 @@ class RuleList:
         :mod:`optbb.common.proba`); the largest entry of each row is that rule's label."""
         from ..common.proba import smoothed_probabilities
 
-        labels = [r.prediction for r in self.rules] + [self.default_prediction]
-        return smoothed_probabilities(self.class_counts(), labels)[self.capture(A)]
+        return smoothed_probabilities(self.class_counts(), self._labels())[self.capture(A)]
 
     def text(self) -> str:
         """Text like the reference CORELS output: ``if ({a}) then ({label}) / else if ... / else ({label})``."""
@@ -198,14 +179,6 @@ class RuleList:
                    as_float(d.get("regularization"), "regularization"), meta, names,
                    as_counts(d.get("default_class_counts"), "default_class_counts"))
 
-    def to_json(self, indent: int | None = 2) -> str:
-        """JSON text; ``RuleList.from_json`` (or ``optbb.export.from_json``) rebuilds an identical list."""
-        return dumps(self.to_dict(), indent)
-
-    @classmethod
-    def from_json(cls, s: str) -> "RuleList":
-        return cls.from_dict(loads(s, "RuleList"))
-
     def to_latex(self) -> str:
         """``algorithmic`` environment, as the C++ CORELS ``-L`` option writes it."""
         lab = self.label_names
@@ -225,22 +198,22 @@ def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, re
     mined literals)."""
     A = np.asarray(A)
     y = np.asarray(y).astype(np.int64)
+
+    def majority(hit):  # (captured, positives, label, correct); ties predict 1
+        n, n1 = int(hit.sum()), int(y[hit].sum())
+        pred = 0 if n - n1 > n1 else 1
+        return n, n1, pred, n1 if pred == 1 else n - n1
+
     open_ = np.ones(A.shape[0], dtype=bool)
     rules = []
     errors = 0
     for a in prefix:
         hit = open_ & (A[:, a] != 0)
-        n1 = int(y[hit].sum())
-        n = int(hit.sum())
-        pred = 0 if (n - n1) > n1 else 1
-        correct = n1 if pred == 1 else n - n1
+        n, n1, pred, correct = majority(hit)
         errors += n - correct
         rules.append(Rule(int(a), names[a], pred, n, correct, (int(a),), (False,), [n - n1, n1]))
         open_ &= ~hit
-    n1 = int(y[open_].sum())
-    n = int(open_.sum())
-    dpred = 0 if (n - n1) > n1 else 1
-    dcorrect = n1 if dpred == 1 else n - n1
+    n, n1, dpred, dcorrect = majority(open_)
     errors += n - dcorrect
     objective = errors / A.shape[0] + regularization * len(rules)
     return RuleList(rules, dpred, tuple(label_names), n, dcorrect, int(A.shape[0]), objective, regularization,

@@ -16,8 +16,7 @@ from ..common.growth import Stop, grow, row_bytes
 from ..common.limits import Budget, Limits
 from ..common.mining import MinedAntecedents, load_kernels, mine_antecedents, raw_points_bound
 from ..common.queue import grow_heap, new_heap, policy_code
-from ..common.result import SearchResult, Status
-from ..common.trace import TraceRecorder
+from ..common.result import SearchResult, Status, unsearched_result
 from ..common.validation import NameList, check_number, check_params
 from . import kernel as K
 from .maps import MAP_TYPES, SymmetryMap, key_len_bound
@@ -37,16 +36,6 @@ OPTION_CONSTRAINTS: dict = {  # solve's options, checked here and by CorelsClass
 def check_regularization(value) -> float:
     """Lambda of the CORELS objective: a finite number >= 0, or a ValueError naming the problem."""
     return check_number("regularization", value, lo=0, caller="optbb.corels.solve")
-
-
-def check_ablation(ablation: Iterable[str], allowed: tuple[str, ...]) -> frozenset[str]:
-    if isinstance(ablation, str):
-        ablation = (ablation,)
-    names = frozenset(ablation)
-    unknown = names - set(allowed)
-    if unknown:
-        raise ValueError(f"unknown ablation {sorted(unknown)}; choose from {list(allowed)}")
-    return names
 
 
 class CorelsEngine:
@@ -252,7 +241,7 @@ def _check_options(regularization, policy: str, map_type: str, ablation) -> tupl
     lam = check_regularization(regularization)
     check_params(OPTION_CONSTRAINTS, {"policy": policy, "map_type": map_type, "ablation": ablation},
                  "optbb.corels.solve")
-    return lam, check_ablation(ablation, ABLATIONS)
+    return lam, frozenset((ablation,) if isinstance(ablation, str) else ablation)
 
 
 def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
@@ -293,25 +282,15 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
                 result.counters.update(mining_time=mined.elapsed, mining_bytes=mined.nbytes,
                                        total_time=budget.elapsed())
                 return mined, result
-    return mined, unsearched_result(data, mined, lam, status, budget.elapsed())
-
-
-def unsearched_result(data: BinaryDataset, mined: MinedAntecedents, lam: float, status: Status,
-                      elapsed: float) -> SearchResult:
-    """The result when no search ran: the empty rule list (majority label), ``status``, and the lower bound
-    ``min(objective, raw equivalent points bound)`` valid for every antecedent set over the features of ``data``."""
+    # no search ran: the empty rule list, bounded by the equivalent points over the raw features
     n = data.n_samples
-    n1 = int(data.y.sum())
     X = mined.data.X if mined.data is not None else np.zeros((n, 0), dtype=np.uint8)
     names = mined.data.feature_names if mined.data is not None else []
     model = build_rule_list(X, data.y, [], names, data.label_names, lam)
-    objective = min(n1, n - n1) / n
-    lower = min(objective, raw_points_bound(data))
-    trace = TraceRecorder()
-    trace.record(elapsed, objective, lower, 0, 0)
     counters = dict.fromkeys(("lower_bound_evaluations", "queue_insertions", "max_queue_size", "cache_size",
                               "nodes_evaluated", "queue_pops", "discarded_pops", "max_prefix_length", "map_size",
-                              "improvements", "memory_bytes", "nodes"), 0)
-    counters.update(time_to_optimum=0.0, total_time=elapsed, n_antecedents=len(mined.antecedents), n_samples=n,
-                    mining_time=mined.elapsed, mining_bytes=mined.nbytes)
-    return SearchResult(model, objective, lower, status, counters, trace.frame())
+                              "improvements"), 0)
+    counters.update(n_antecedents=len(mined.antecedents), n_samples=n, mining_time=mined.elapsed,
+                    mining_bytes=mined.nbytes)
+    return mined, unsearched_result(model, model.objective, min(model.objective, raw_points_bound(data)), status,
+                                    budget.elapsed(), counters)

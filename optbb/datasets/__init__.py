@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..common.data import BinaryDataset, read_corels, read_osdt_csv
-from .bank import items_to_dataset, load_bank_full, read_bank_items
-from .registry import _FICO_MESSAGE, DATA_DIR, OSDT_NAMES, data_files, data_path, list_datasets
+from .bank import item_matrix, items_to_dataset, load_bank_full, read_bank_items
+from .registry import _FICO_MESSAGE, DATA_DIR, OSDT_NAMES, check_split, data_files, data_path, list_datasets
 
 ADULT_COLUMNS = ("age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
                  "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
@@ -36,8 +36,7 @@ def load_compas_corels(split: str = "train") -> BinaryDataset:
     KDD 2017 10-fold set (7,210 records: 6,489 train, 721 test); the JMLR folds of 6,907 records come from
     ``optbb.datasets.propublica``.
     """
-    if split not in ("train", "test"):
-        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    check_split(split)
     files = data_files(f"corels-compas-{split}")
     return read_corels(files[0], files[1], files[2] if split == "train" else None)
 
@@ -50,18 +49,16 @@ def load_osdt(name: str, path: str | os.PathLike | None = None) -> BinaryDataset
     ``path`` reads that file (OSDT's ``;``-separated CSV with a header, ``.gz`` accepted) instead of the bundled
     copy; it is required for ``"fico"``, which optbb does not redistribute.
     """
-    if path is not None:
-        if name not in OSDT_NAMES and name != "fico":
-            raise ValueError(f"unknown OSDT data set {name!r}; expected one of {', '.join(OSDT_NAMES)} or 'fico'")
-        if not Path(path).is_file():
-            raise FileNotFoundError(f"path {os.fspath(path)!r} does not exist")
-        return read_osdt_csv(path)
-    if name == "fico":
-        raise ValueError(_FICO_MESSAGE)
-    if name not in OSDT_NAMES:
+    if name not in OSDT_NAMES and name != "fico":
         raise ValueError(f"unknown OSDT data set {name!r}; expected one of {', '.join(OSDT_NAMES)} "
                          "(or 'fico' with path=...)")
-    return read_osdt_csv(data_path(f"osdt-{name}"))
+    if path is None:
+        if name == "fico":
+            raise ValueError(_FICO_MESSAGE)
+        return read_osdt_csv(data_path(f"osdt-{name}"))
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"path {os.fspath(path)!r} does not exist")
+    return read_osdt_csv(path)
 
 
 def load_bank_full_items(as_frame: bool = False) -> tuple[list[list[str]] | pd.DataFrame, np.ndarray]:
@@ -76,15 +73,8 @@ def load_bank_full_items(as_frame: bool = False) -> tuple[list[list[str]] | pd.D
     items, y = read_bank_items()
     if not as_frame:
         return items, y
-    columns: dict[str, int] = {}
-    for row in items:
-        for item in row:
-            columns.setdefault(item, len(columns))
-    rows = np.repeat(np.arange(len(items)), [len(row) for row in items])
-    cols = np.fromiter((columns[item] for row in items for item in row), dtype=np.int64, count=rows.size)
-    X = np.zeros((len(items), len(columns)), dtype=np.uint8)
-    X[rows, cols] = 1
-    return pd.DataFrame(X, columns=list(columns)), y
+    columns = list(dict.fromkeys(item for row in items for item in row))
+    return pd.DataFrame(item_matrix(items, columns), columns=columns), y
 
 
 def load_adult(split: str = "train", path: str | os.PathLike | None = None) -> tuple[pd.DataFrame, pd.Series]:
@@ -95,8 +85,7 @@ def load_adult(split: str = "train", path: str | os.PathLike | None = None) -> t
     ``adult.test`` for ``"test"``; ``data/PROVENANCE.md`` says how they were drawn).  With ``path``: the folder
     holding the UCI files ``adult.data`` and ``adult.test`` (all 32,561 / 16,281 rows).
     """
-    if split not in ("train", "test"):
-        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    check_split(split)
     if path is None:
         df = pd.read_csv(data_files("adult")[0 if split == "train" else 1])
     else:

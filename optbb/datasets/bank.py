@@ -2,17 +2,10 @@
 
 The paper's discretisation was not published.  The item file ``bank-full_items.txt.gz`` (one line per row of
 ``bank-full.csv``, 12 space-separated ``attr=value`` items each) reproduces every count printed in the paper's
-tables (spec ``frl_reference_run.md``, Section 3).  Its bins, all half-open ``[lo, hi)``:
-
-* ``age``: ``17<=age<30``, ``30<=age<40``, ``40<=age<50``, ``50<=age<60``, ``60<=age<100``;
-* ``balance``: ``balance<0``, ``0<=balance<1000``, ``1000<=balance<2000``, ``2000<=balance<5000``,
-  ``balance>=5000`` (only ``[1000, 2000)`` is attested; the edges 0 and 5000 are a guess);
-* ``campaign``: ``campaign=1``, ``campaign=2``, ``campaign>=3``;
-* ``previous``: ``previous=0``, ``previous=1``, ``previous>=2``;
-* ``job``, ``marital``, ``education``, ``default``, ``housing``, ``loan``, ``contact``, ``poutcome``: the raw UCI
-  value, e.g. ``job=blue-collar``;
-* ``duration``, ``month``, ``day``, ``pdays``: left out (no table of the paper uses them; binning ``duration``
-  contradicts Table 12).
+tables (spec ``frl_reference_run.md``, Section 3).  Its bins are half-open ``[lo, hi)`` (:func:`discretize_bank`);
+of the ``balance`` edges only ``[1000, 2000)`` is attested, 0 and 5000 are a guess.  The other attributes keep
+their raw UCI value (``job=blue-collar``), except ``duration``, ``month``, ``day`` and ``pdays``, left out: no table
+of the paper uses them, and binning ``duration`` contradicts Table 12.
 
 The label is ``y=yes`` (1): 5,289 positives and 39,922 negatives out of 45,211 rows.  The item and label files
 are bundled with the package (``optbb.datasets``, data set ``frl-bank-full``).  This module is the one bank-full
@@ -21,14 +14,13 @@ loader: :func:`read_bank_items` reads the files, :func:`load_bank_full` gives a 
 """
 from __future__ import annotations
 
-import gzip
 import os
 import re
 
 import numpy as np
 import pandas as pd
 
-from ..common.data import BinaryDataset
+from ..common.data import BinaryDataset, open_text
 from .registry import data_files
 
 CATEGORICAL = ["job", "marital", "education", "default", "housing", "loan", "contact", "poutcome"]
@@ -36,21 +28,16 @@ ATTRIBUTE_ORDER = ["age", "job", "marital", "education", "default", "balance", "
                    "campaign", "previous", "poutcome"]
 
 
-def _bin(x: int, edges, names) -> str:
-    for (lo, hi), name in zip(edges, names):
+BINS = {"age": [(17, 30), (30, 40), (40, 50), (50, 60), (60, 100)],
+        "balance": [(None, 0), (0, 1000), (1000, 2000), (2000, 5000), (5000, None)]}
+
+
+def _bin(attr: str, x: int) -> str:
+    """The item of ``x`` in the bins of ``attr``: ``lo<=attr<hi``, ``attr<hi`` or ``attr>=lo``."""
+    for lo, hi in BINS[attr]:
         if (lo is None or x >= lo) and (hi is None or x < hi):
-            return name
+            return f"{attr}<{hi}" if lo is None else f"{attr}>={lo}" if hi is None else f"{lo}<={attr}<{hi}"
     raise ValueError(f"value {x} falls in no bin")
-
-
-def _age(x):
-    return _bin(x, [(17, 30), (30, 40), (40, 50), (50, 60), (60, 100)],
-                ["17<=age<30", "30<=age<40", "40<=age<50", "50<=age<60", "60<=age<100"])
-
-
-def _balance(x):
-    return _bin(x, [(None, 0), (0, 1000), (1000, 2000), (2000, 5000), (5000, None)],
-                ["balance<0", "0<=balance<1000", "1000<=balance<2000", "2000<=balance<5000", "balance>=5000"])
 
 
 def _campaign(x):
@@ -65,37 +52,23 @@ def discretize_bank(csv_path: str | os.PathLike) -> tuple[list[list[str]], np.nd
     """Items per row (in :data:`ATTRIBUTE_ORDER`) and 0/1 labels from the raw ``bank-full.csv`` (``;``-separated),
     with the bins documented in this module."""
     df = pd.read_csv(csv_path, sep=";")
-    rows = []
-    for rec in df.itertuples(index=False):
-        r = rec._asdict()
-        items = []
-        for a in ATTRIBUTE_ORDER:
-            if a == "age":
-                items.append(_age(int(r[a])))
-            elif a == "balance":
-                items.append(_balance(int(r[a])))
-            elif a == "campaign":
-                items.append(_campaign(int(r[a])))
-            elif a == "previous":
-                items.append(_previous(int(r[a])))
-            else:
-                items.append(f"{a}={r[a]}")
-        rows.append(items)
+    binned = {"age": lambda x: _bin("age", x), "balance": lambda x: _bin("balance", x), "campaign": _campaign,
+              "previous": _previous}
+    rows = [[binned[a](int(r[a])) if a in binned else f"{a}={r[a]}" for a in ATTRIBUTE_ORDER]
+            for r in (rec._asdict() for rec in df.itertuples(index=False))]
     y = (df["y"].astype(str) == "yes").to_numpy().astype(np.uint8)
     return rows, y
 
 
 def read_items(path: str | os.PathLike) -> list[list[str]]:
     """One list of items per line of a (gzipped) item file."""
-    opener = gzip.open if os.fspath(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         return [line.split() for line in fh if line.strip()]
 
 
 def read_labels(path: str | os.PathLike) -> np.ndarray:
     """0/1 labels, one per line (the reference repo's ``bank-full_all.Y``, optionally gzipped)."""
-    opener = gzip.open if os.fspath(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as fh:
+    with open_text(path) as fh:
         vals = [int(tok) for tok in fh.read().split()]
     y = np.array(vals, dtype=np.int64)
     if np.any((y != 0) & (y != 1)):
@@ -108,12 +81,17 @@ def items_to_dataset(rows: list[list[str]], y: np.ndarray, label_names=("no", "y
     if len(rows) != len(y):
         raise ValueError(f"length mismatch: {len(rows)} item rows but {len(y)} labels")
     vocab = sorted({it for r in rows for it in r}, key=_item_key)
+    return BinaryDataset(item_matrix(rows, vocab), np.asarray(y, dtype=np.uint8), vocab, None, label_names)
+
+
+def item_matrix(rows: list[list[str]], vocab: list[str]) -> np.ndarray:
+    """``uint8`` matrix with one column per item of ``vocab``, 1 where the row holds the item."""
     index = {it: k for k, it in enumerate(vocab)}
+    r = np.repeat(np.arange(len(rows)), [len(row) for row in rows])
+    c = np.fromiter((index[it] for row in rows for it in row), dtype=np.int64, count=r.size)
     X = np.zeros((len(rows), len(vocab)), dtype=np.uint8)
-    for i, r in enumerate(rows):
-        for it in r:
-            X[i, index[it]] = 1
-    return BinaryDataset(X, np.asarray(y, dtype=np.uint8), vocab, None, label_names)
+    X[r, c] = 1
+    return X
 
 
 def _item_key(item: str):

@@ -17,15 +17,14 @@ Reproduces the authors' preprocessing (spec ``corels.md`` sections 3.9 and 4.4):
   miner's behaviour).  A test fold uses the training fold's antecedents, evaluated on the test rows.
 
 With these rules, the written ``.out``, ``.label`` and ``.minor`` files reproduce the authors' ten training folds
-(nlarusstone/corels-test, ``data/CrossValidation/compas_{i}_train.*``): same antecedents in the same order, same
-bits, same labels; ``propublica_binary`` reproduces their ``compas-binary.csv``.
-
-The raw CSV is not bundled with optbb (2.5 MB; ProPublica gives no explicit licence, cite Larson, Mattu, Kirchner
-and Angwin 2016).  Pass its path, or keep a checkout of the project's ``shared`` folder beside the repository.
+(nlarusstone/corels-test, ``data/CrossValidation/compas_{i}_train.*``) bit for bit, and ``propublica_binary``
+their ``compas-binary.csv``.  The raw CSV is not bundled with optbb (ProPublica gives no explicit licence; cite
+Larson, Mattu, Kirchner and Angwin 2016): pass its path, or keep the project's ``shared`` folder beside it.
 """
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from datetime import date, timedelta
 from itertools import combinations, product
 from pathlib import Path
@@ -36,6 +35,7 @@ import pandas as pd
 from ..common.data import BinaryDataset
 from ..common.equivalence import minority_vector
 from ..common.mining import Antecedent, MinedAntecedents
+from .registry import check_split
 
 RAW_CSV_NAME = "compas-scores-two-years.csv"
 _DEFAULT_RAW = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "compas" / "raw" / RAW_CSV_NAME
@@ -47,11 +47,6 @@ SEED = 67  # c + o + m + p + a + s = 3 + 15 + 13 + 16 + 1 + 19
 N_FOLDS = 10
 MIN_SUPPORT = 0.005
 MAX_CARDINALITY = 2
-
-
-def default_raw_csv() -> Path:
-    """Path of the raw ProPublica CSV in the ``shared`` folder beside the repository (it may not exist)."""
-    return _DEFAULT_RAW
 
 
 def _resolve_raw(raw_csv: str | os.PathLike | None) -> Path:
@@ -78,25 +73,11 @@ def _age_years(dob: str, jail_in: str) -> int:
 
 
 def _age_bin(a: int) -> str:
-    if a <= 20:
-        return "18-20"
-    if a <= 22:
-        return "21-22"
-    if a <= 25:
-        return "23-25"
-    if a <= 45:
-        return "26-45"
-    return ">45"
+    return ("18-20", "21-22", "23-25", "26-45", ">45")[bisect_left((20, 22, 25, 45), a)]
 
 
 def _priors_bin(p: int) -> str:
-    if p == 0:
-        return "=0"
-    if p <= 1:
-        return "=1"
-    if p <= 3:
-        return "2-3"
-    return ">3"
+    return ("=0", "=1", "2-3", ">3")[bisect_left((0, 1, 3), p)]
 
 
 def _zero_or_more(counts: pd.Series) -> np.ndarray:
@@ -214,8 +195,7 @@ def propublica_fold_dataset(raw_csv: str | os.PathLike | None = None, fold: int 
     The training fold's antecedents are mined on its rows; the test fold evaluates those same antecedents on the
     test rows, in the fold's test order.  Labels are named ``recidivate-within-two-years:No`` / ``:Yes``.
     """
-    if split not in ("train", "test"):
-        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    check_split(split)
     _check_fold(fold)
     train, test = fold_datasets(propublica_categorical(raw_csv), fold)
     return train if split == "train" else test

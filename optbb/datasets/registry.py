@@ -52,6 +52,11 @@ _FICO_MESSAGE = (
 )
 
 
+def check_split(split) -> None:
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+
+
 def list_datasets() -> dict[str, str]:
     """Names of the bundled data sets, each with a one-line description, in a stable order."""
     return {name: entry.description for name, entry in _DATASETS.items()}

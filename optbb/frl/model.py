@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..common.formats import (as_float, as_int, as_list, as_str_list, dot_chain, dumps, latex_chain, literals,
-                              loads, plain, reader)
+from ..common.formats import (JsonForm, as_float, as_int, as_list, as_str_list, dot_chain, first_match, latex_chain,
+                              literals, plain, reader)
 from ..common.mining import Antecedent
 
 
 @dataclass
-class FallingRuleList:
+class FallingRuleList(JsonForm):
     """``if a_0 then p_0 elif a_1 then p_1 ... else p_K``.
 
     Attributes
@@ -49,13 +49,7 @@ class FallingRuleList:
     def capture(self, X) -> np.ndarray:
         """``capt(x, d)``: index of the first rule each row satisfies (``len(self)`` for the else clause)."""
         X = np.asarray(X)
-        out = np.full(X.shape[0], len(self), dtype=np.int64)
-        free = np.ones(X.shape[0], dtype=bool)
-        for j, a in enumerate(self.antecedents):
-            hit = free & a.evaluate(X).astype(bool)
-            out[hit] = j
-            free &= ~hit
-        return out
+        return first_match((a.evaluate(X).astype(bool) for a in self.antecedents), X.shape[0])
 
     def rule_probability(self, X) -> np.ndarray:
         """Probability of the rule that captures each row."""
@@ -137,14 +131,6 @@ class FallingRuleList:
             raise ValueError("soft must be true or false")
         return cls(ants, names, cols["probabilities"], cols["proportions"], cols["n_pos"], cols["n_neg"], w,
                    as_float(d.get("objective"), "objective"), d["soft"], feature_names)
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """JSON text; ``FallingRuleList.from_json`` (or ``optbb.export.from_json``) rebuilds an identical list."""
-        return dumps(self.to_dict(), indent)
-
-    @classmethod
-    def from_json(cls, s: str) -> "FallingRuleList":
-        return cls.from_dict(loads(s, "FallingRuleList"))
 
     def to_latex(self) -> str:
         """``algorithmic`` environment with each clause's probability."""

@@ -34,10 +34,12 @@ from ..common import driver
 from ..common.bitset import popcount, popcount64
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
+from ..common.formats import first_match
 from ..common.growth import arrays_bytes
 from ..common.limits import Limits
 from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
+from ..common.result import unsearched_result as common_unsearched_result
 from ..common.validation import check_number
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
@@ -513,18 +515,10 @@ def build_falling_list(rules: list[int], antecedents, names, A: np.ndarray, y: n
                        objective: float, soft: bool, feature_names) -> FallingRuleList:
     """The :class:`FallingRuleList` of the antecedent columns ``rules`` of ``A`` with its training counts
     (softFRL's probabilities pulled down by ``make_falling``)."""
-    cap = np.zeros(A.shape[0], dtype=bool)
-    n_pos, n_neg = [], []
     y = np.asarray(y).astype(bool)
-    for r in rules:
-        hit = A[:, r].astype(bool) & ~cap
-        n_pos.append(int((hit & y).sum()))
-        n_neg.append(int((hit & ~y).sum()))
-        cap |= hit
-    n_pos.append(int((~cap & y).sum()))
-    n_neg.append(int((~cap & ~y).sum()))
-    n_pos = np.array(n_pos, dtype=np.int64)
-    n_neg = np.array(n_neg, dtype=np.int64)
+    clause = first_match((A[:, r] != 0 for r in rules), A.shape[0])
+    n_pos = np.bincount(clause[y], minlength=len(rules) + 1).astype(np.int64)
+    n_neg = np.bincount(clause[~y], minlength=len(rules) + 1).astype(np.int64)
     tot = n_pos + n_neg
     prop = np.where(tot > 0, n_pos / np.maximum(tot, 1), 0.0)
     prob = make_falling(prop) if soft else prop.copy()
@@ -540,12 +534,9 @@ def unsearched_result(y: np.ndarray, *, soft: bool, w: float, status: Status, el
     n_pos, n = int(y.sum()), int(y.shape[0])
     model = build_falling_list([], [], [], np.zeros((n, 0), dtype=np.uint8), y, w, 0.0, soft, feature_names)
     model.objective = rule_risk(n_pos, n - n_pos, w) / n
-    trace = pd.DataFrame({"time": [elapsed], "objective": [model.objective], "lower_bound": [math.nan],
-                          "queue_size": [0], "nodes": [0]})
-    counters = {"iterations": 0, "nodes": 0, "total_time": elapsed, "time_to_optimum": 0.0, "memory_bytes": 0,
-                "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0, "candidates_per_level": [],
-                "iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0)}
-    return SearchResult(model, float(model.objective), math.nan, status, counters, trace)
+    counters = {"iterations": 0, "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0,
+                "candidates_per_level": [], "iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0)}
+    return common_unsearched_result(model, model.objective, math.nan, status, elapsed, counters)
 
 
 class FrlEngine:

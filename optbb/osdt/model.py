@@ -10,14 +10,13 @@ from typing import Sequence
 
 import numpy as np
 
-from ..common.formats import (as_counts, as_int, as_list, as_str_list, dot_escape, dumps, latex_escape, loads, plain,
-                              reader)
+from ..common.formats import JsonForm, as_counts, as_int, as_list, as_str_list, dot_escape, latex_escape, plain, reader
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
 
 
 @dataclass
-class Tree:
+class Tree(JsonForm):
     """Leaves of a decision tree over binary features.
 
     ``leaves[k]`` is a sorted tuple of ``(feature, value)`` literals; ``predictions[k]`` its label (0/1, or the
@@ -63,11 +62,15 @@ class Tree:
             out[hit] = k
         return out
 
-    def predict(self, X) -> np.ndarray:
-        """0/1 predictions (or ``classes`` labels when set) for a 0/1 matrix."""
+    def _leaf_of_rows(self, X) -> np.ndarray:
         idx = self.leaf_index(X)
         if np.any(idx < 0):
             raise ValueError("some rows are captured by no leaf; the leaves do not form a tree")
+        return idx
+
+    def predict(self, X) -> np.ndarray:
+        """0/1 predictions (or ``classes`` labels when set) for a 0/1 matrix."""
+        idx = self._leaf_of_rows(X)
         pred = np.asarray(self.predictions, dtype=np.int64)[idx]
         if self.classes is not None:
             return np.asarray(self.classes)[pred]
@@ -89,10 +92,7 @@ class Tree:
         :mod:`optbb.common.proba`); the largest entry of each row is that leaf's label."""
         from ..common.proba import smoothed_probabilities
 
-        idx = self.leaf_index(X)
-        if np.any(idx < 0):
-            raise ValueError("some rows are captured by no leaf; the leaves do not form a tree")
-        return smoothed_probabilities(self.leaf_class_counts(), self.predictions)[idx]
+        return smoothed_probabilities(self.leaf_class_counts(), self.predictions)[self._leaf_of_rows(X)]
 
     # -- output -------------------------------------------------------------------------------------------------
     def _name(self, f: int) -> str:
@@ -155,14 +155,6 @@ class Tree:
                 as_int(lit[1], "leaf value", 0, 1)
         return cls(leaves, preds, names, counts, errors, classes, per_class)
 
-    def to_json(self, indent: int | None = 2) -> str:
-        """JSON text of :meth:`to_dict`; ``Tree.from_json`` (or ``optbb.export.from_json``) rebuilds the tree."""
-        return dumps(self.to_dict(), indent)
-
-    @classmethod
-    def from_json(cls, s: str) -> "Tree":
-        return cls.from_dict(loads(s, "Tree"))
-
     def to_latex(self) -> str:
         """Nested ``algorithmic`` if/else over the tree's splits."""
         lines = [r"\begin{algorithmic}", r"\normalsize"]
@@ -189,9 +181,8 @@ class Tree:
             pad = "    " * indent
             if node[0] == "leaf":
                 k = node[1]
-                extra = ""
-                if self.n_samples:
-                    extra = f"  ({self.n_samples[k]} samples, {self.errors[k]} errors)" if self.errors else ""
+                counts = self.n_samples and self.errors
+                extra = f"  ({self.n_samples[k]} samples, {self.errors[k]} errors)" if counts else ""
                 lines.append(f"{pad}predict {self._label(self.predictions[k])}{extra}")
                 return
             _, f, zero, one = node
