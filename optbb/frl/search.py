@@ -31,7 +31,7 @@ import pandas as pd
 from numba import njit
 
 from ..common import driver
-from ..common.bitset import popcount, popcount64, weight_and, weight_of
+from ..common.bitset import popcount, popcount64, weight_and, weight_words_and
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.growth import arrays_bytes
@@ -155,22 +155,22 @@ def pair_counts(B):
 
 
 @njit(cache=True)
-def column_weights(B, wts):
+def column_weights(B, wts, per_word):
     """Weight of every row of a bit matrix (the weighted :func:`column_counts`)."""
     out = np.empty(B.shape[0], dtype=np.float64)
     for j in range(B.shape[0]):
-        out[j] = weight_of(B[j], wts)
+        out[j] = _mass(B[j], wts, per_word)
     return out
 
 
 @njit(cache=True)
-def pair_weights(B, wts):
+def pair_weights(B, wts, per_word):
     """Symmetric matrix of the weights of ``B[j] & B[r]`` (the weighted :func:`pair_counts`)."""
     A = B.shape[0]
     out = np.empty((A, A), dtype=np.float64)
     for j in range(A):
         for r in range(j, A):
-            c = weight_and(B[j], B[r], wts)
+            c = _mass_and(B[j], B[r], wts, per_word, 0, B.shape[1])
             out[j, r] = c
             out[r, j] = c
     return out
@@ -191,24 +191,27 @@ def _remove(rem, row):
 
 
 # Weighted counts.  ``wts`` is None (every sample weighs 1: popcounts, int64 counts, the paper's exact integer
-# arithmetic) or the float64 weights of the samples of one class in bit order (counts are weight sums).  Numba compiles
-# one specialization per case and drops the other branch, so the unweighted kernels are the popcount kernels.
+# arithmetic) or float64 weights, counts then being weight sums: one weight per word when the samples are laid out by
+# weight (``per_word``: a popcount and a multiply per word), else one per sample in bit order.  Numba compiles one
+# specialization for None and one for weights, so the unweighted kernels are the popcount kernels.
 
 
 @njit(cache=True, inline="always")
-def _mass(bits, wts):
-    """``|bits|``: popcount, or the weight of the set bits."""
-    if wts is None:
-        return popcount(bits)
-    return weight_of(bits, wts)
-
-
-@njit(cache=True, inline="always")
-def _mass_and(row, rem, wts, i, e):
+def _mass_and(row, rem, wts, per_word, i, e):
     """``|row & rem|`` over words ``i .. e-1``: popcount, or the weight of the set bits."""
     if wts is None:
         return _count_and(row[i:e], rem[i:e])
+    if per_word:
+        return weight_words_and(row[i:e], rem[i:e], wts[i:e])
     return weight_and(row[i:e], rem[i:e], wts[i * 64:])
+
+
+@njit(cache=True, inline="always")
+def _mass(bits, wts, per_word):
+    """``|bits|``: popcount, or the weight of the set bits."""
+    if wts is None:
+        return popcount(bits)
+    return _mass_and(bits, bits, wts, per_word, 0, bits.shape[0])
 
 
 @njit(cache=True, inline="always")
@@ -236,8 +239,9 @@ def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility, mar
             lim = lf
     if not math.isfinite(L_best):
         return lim
-    # bound(cn) = L_d + cn/n + C + min(cn rp/(cp n) + C, w rp/n, (N_rem - cn)/n) with rp = P_rem - cp
-    if L_d + C + N_rem / n < L_best:
+    # bound(cn) = L_d + cn/n + C + min(cn rp/(cp n) + C, w rp/n, (N_rem - cn)/n) with rp = P_rem - cp; the third
+    # term does not depend on cn: if it may pass, by as little as the rounding of the test, no bound limit applies
+    if L_d + C + N_rem / n < L_best + 1e-12 * (1.0 + abs(L_best)):
         return lim
     rp = P_rem - cp
     t1 = (L_best - L_d - 2.0 * C) * n * cp / P_rem
@@ -288,19 +292,21 @@ def _keep_if_better(L, rules, depth, best_L, best_rules, best_len):
 
 
 @njit(cache=True)
-def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, wpos, wneg, tiny, n, w,
-              C, p_stop, lam, paper_feasibility, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats, block):
+def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, wpos, wneg, per_word,
+              tiny, n, w, C, p_stop, lam, paper_feasibility, n_iter, rng, best_L, best_rules, best_len, iter_L, cand,
+              stats, block):
     """Run ``n_iter`` iterations of Algorithm FRL.
 
     In/out: ``rng`` (generator state), ``best_L[0]``, ``best_rules[:best_len[0]]`` (the incumbent's antecedent
     indices), ``stats``.  Out: ``iter_L[t]`` (objective of iteration ``t``'s list) and ``cand[t, k]`` (number of
     candidates passing every test at level ``k`` of iteration ``t``; -1 beyond the last level).  ``block`` is the
     number of words of a negative scan between two early-exit checks (any value gives the same trajectory).
-    Weights: ``wpos``/``wneg`` None (counts are popcounts) or the sample weights of each class (counts are weight
-    sums, ``n`` the total weight, ``tiny`` half the smallest weight: a smaller remainder is rounding noise).
+    Weights: ``wpos``/``wneg`` None (counts are popcounts) or the sample weights of each class, per word if
+    ``per_word`` (counts are weight sums, ``n`` the total weight, ``tiny`` half the smallest weight: a smaller
+    remainder is rounding noise).
     """
     A = Xpos.shape[0]
-    P, N = _mass(all_pos, wpos), _mass(all_neg, wneg)
+    P, N = _mass(all_pos, wpos, per_word), _mass(all_neg, wneg, per_word)
     integral = wpos is None
     if integral:
         margin = 1.0
@@ -353,7 +359,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                         cn[j] = lb
                         stats[S_EARLY_EXIT] += 1
                         continue
-                    c = _mass_and(Xpos[j], rem_pos, wpos, 0, nwp)
+                    c = _mass_and(Xpos[j], rem_pos, wpos, per_word, 0, nwp)
                     stats[S_WORDS] += nwp
                     cp[j] = c
                     if c == 0:
@@ -369,7 +375,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                     row = Xneg[j]  # 1-D slices keep the popcount loop vectorised
                     while i < nwn:
                         e = min(i + block, nwn)
-                        acc += _mass_and(row, rem_neg, wneg, i, e)
+                        acc += _mass_and(row, rem_neg, wneg, per_word, i, e)
                         i = e
                         if acc >= lim and i < nwn:
                             stopped = True
@@ -433,11 +439,11 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
 
 
 @njit(cache=True)
-def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, wpos, wneg, tiny, n, w,
-               C, C1, p_stop, lam, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats):
+def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, wpos, wneg, per_word,
+               tiny, n, w, C, C1, p_stop, lam, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats):
     """Run ``n_iter`` iterations of Algorithm softFRL; arguments as in :func:`frl_chunk`, plus ``C1``."""
     A = Xpos.shape[0]
-    P, N = _mass(all_pos, wpos), _mass(all_neg, wneg)
+    P, N = _mass(all_pos, wpos, per_word), _mass(all_neg, wneg, per_word)
     nwp, nwn = Xpos.shape[1], Xneg.shape[1]
     rem_pos = np.empty_like(all_pos)
     rem_neg = np.empty_like(all_neg)
@@ -469,8 +475,8 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                         cp[j] = 0
                         cn[j] = 0
                         continue
-                    cp[j] = _mass_and(Xpos[j], rem_pos, wpos, 0, nwp)
-                    cn[j] = _mass_and(Xneg[j], rem_neg, wneg, 0, nwn)
+                    cp[j] = _mass_and(Xpos[j], rem_pos, wpos, per_word, 0, nwp)
+                    cn[j] = _mass_and(Xneg[j], rem_neg, wneg, per_word, 0, nwn)
                     stats[S_WORDS] += nwp + nwn
             m = 0
             for j in range(A):
@@ -525,21 +531,47 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
 # the engine: chunks of iterations run by the common search driver (limits, Ctrl-C, progress, result)
 
 
+def _pack_class(A: np.ndarray, wc: np.ndarray | None, by_word: bool):
+    """``(bits, all, weights)`` of the samples of one class: ``bits[j]`` the packed column ``j`` of ``A`` (samples x
+    antecedents), ``all`` the bitset of every sample and the weights (None, per sample, or per word when ``by_word``:
+    the samples sorted by weight, each weight's run starting on a word boundary)."""
+    from ..common.bitset import ones, pack_rows
+
+    k, m = A.shape
+    if k == 0:
+        return np.zeros((m, 0), dtype=np.uint64), ones(0), (None if wc is None else np.zeros(0))
+    if not by_word:
+        return pack_rows(A.T), ones(k), wc
+    values, level = np.unique(wc, return_inverse=True)
+    order = np.argsort(level, kind="stable")
+    counts = np.bincount(level, minlength=values.shape[0])
+    words = (counts + 63) // 64
+    start = 64 * np.concatenate([[0], np.cumsum(words)[:-1]])
+    slot = start[level[order]] + (np.arange(k) - np.repeat(np.cumsum(counts) - counts, counts))
+    cols = np.zeros((m, 64 * int(words.sum())), dtype=bool)
+    cols[:, slot] = A[order].T.astype(bool)
+    every = np.zeros((1, cols.shape[1]), dtype=bool)
+    every[0, slot] = True
+    return pack_rows(cols), pack_rows(every)[0], np.repeat(values, words)
+
+
 class SearchData:
     """Class-split packed antecedent bitsets and the level-0/level-1 count caches of one fit.
 
     ``weights`` (optional, one non-negative weight per sample): counts become weight sums.  Samples of weight 0 are
     left out (a weight ``k`` counts a sample ``k`` times, 0 drops it), so every packed sample weighs more than 0 and
     a rule captures something exactly when its weight is positive.  ``mass`` is the total weight (``n`` without
-    weights), ``tiny`` half the smallest weight: remainders obtained by subtraction below it are rounding noise.
+    weights), ``tiny`` half the smallest weight: remainders obtained by subtraction below it are rounding noise.  With
+    few distinct weights (``per_word``) the samples of each class are laid out by weight, one weight per word, and a
+    weighted count costs a popcount and a multiply per word; otherwise each set bit's weight is added.
     """
 
     PAIR_WORK_LIMIT = 4e8  # skip the pairwise cache when computing it would cost more word operations
-    PAIR_BIT_COST = 8      # a weighted pair count visits set bits: about this many word operations each
+    PAIR_BIT_COST = 8      # a per-sample weighted count visits set bits: about this many word operations each
+    LEVEL_PADDING = 0.25   # per-word weights when padding each weight's run to whole words adds at most this share
+    MIN_LEVELS = 8         # ... or at most this many words
 
     def __init__(self, A: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None):
-        from ..common.bitset import ones, pack_rows
-
         t0 = time.perf_counter()
         A = np.asarray(A, dtype=np.uint8)
         y = np.asarray(y, dtype=np.uint8)
@@ -551,28 +583,24 @@ class SearchData:
             if not kept.all():
                 A, y, weights = A[kept], y[kept], weights[kept]
         pos = y == 1
-        k_pos = int(pos.sum())
-        k_neg = int(y.shape[0]) - k_pos
-        self.Xpos = pack_rows(A[pos].T) if k_pos else np.zeros((A.shape[1], 0), dtype=np.uint64)
-        self.Xneg = pack_rows(A[~pos].T) if k_neg else np.zeros((A.shape[1], 0), dtype=np.uint64)
-        self.all_pos = ones(k_pos)
-        self.all_neg = ones(k_neg)
+        wp, wn = (None, None) if weights is None else (weights[pos], weights[~pos])
+        self.per_word = weights is not None and all(
+            np.unique(wc).shape[0] <= max(self.MIN_LEVELS, self.LEVEL_PADDING * wc.shape[0] / 64) for wc in (wp, wn))
+        self.Xpos, self.all_pos, self.wpos = _pack_class(A[pos], wp, self.per_word)
+        self.Xneg, self.all_neg, self.wneg = _pack_class(A[~pos], wn, self.per_word)
         if weights is None:
-            self.wpos = self.wneg = None
             self.tiny = 0.0
-            self.n_pos, self.n_neg = k_pos, k_neg
+            self.n_pos, self.n_neg = int(pos.sum()), int((~pos).sum())
             self.tot_pos = column_counts(self.Xpos)
             self.tot_neg = column_counts(self.Xneg)
         else:
-            self.wpos = np.ascontiguousarray(weights[pos])
-            self.wneg = np.ascontiguousarray(weights[~pos])
             self.tiny = 0.5 * float(weights.min())
-            self.n_pos, self.n_neg = float(self.wpos.sum()), float(self.wneg.sum())
-            self.tot_pos = column_weights(self.Xpos, self.wpos)
-            self.tot_neg = column_weights(self.Xneg, self.wneg)
-        # word operations of the pair cache; a weighted count also visits each set bit (at most A per bit of B[j])
+            self.n_pos, self.n_neg = float(wp.sum()), float(wn.sum())
+            self.tot_pos = column_weights(self.Xpos, self.wpos, self.per_word)
+            self.tot_neg = column_weights(self.Xneg, self.wneg, self.per_word)
+        # word operations of the pair cache; a per-sample weighted count also visits each set bit (at most A per bit)
         work = self.n_antecedents ** 2 * (self.Xpos.shape[1] + self.Xneg.shape[1]) / 2
-        if weights is not None:
+        if weights is not None and not self.per_word:
             bits = float(column_counts(self.Xpos).sum() + column_counts(self.Xneg).sum())
             work += self.n_antecedents * bits / 2 * self.PAIR_BIT_COST
         self.mass = self.n_pos + self.n_neg
@@ -581,8 +609,8 @@ class SearchData:
             self.pair_pos = pair_counts(self.Xpos)
             self.pair_neg = pair_counts(self.Xneg)
         elif self.use_pairs:
-            self.pair_pos = pair_weights(self.Xpos, self.wpos)
-            self.pair_neg = pair_weights(self.Xneg, self.wneg)
+            self.pair_pos = pair_weights(self.Xpos, self.wpos, self.per_word)
+            self.pair_neg = pair_weights(self.Xneg, self.wneg, self.per_word)
         else:
             self.pair_pos = np.zeros((1, 1), dtype=np.float64 if weights is not None else np.int32)
             self.pair_neg = np.zeros((1, 1), dtype=self.pair_pos.dtype)
@@ -717,7 +745,7 @@ class FrlEngine:
         c_L = np.empty(m, dtype=np.float64)
         c_cand = np.empty((m, levels), dtype=np.int32)
         args = (d.Xpos, d.Xneg, d.tot_pos, d.tot_neg, d.pair_pos, d.pair_neg, d.use_pairs, d.all_pos, d.all_neg,
-                d.wpos, d.wneg, d.tiny, float(d.mass), self.w, self.C)
+                d.wpos, d.wneg, d.per_word, d.tiny, float(d.mass), self.w, self.C)
         t0 = time.perf_counter()
         if self.soft:
             soft_chunk(*args, self.C1, self.p_stop, self.lam, m, self.rng, self.best_L, self.best_rules,
