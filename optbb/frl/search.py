@@ -207,6 +207,14 @@ def _mass_and(row, rem, wts, per_word, i, e):
 
 
 @njit(cache=True, inline="always")
+def _mass_row(row, rem, wts, per_word):
+    """``|row & rem|`` over whole rows (no slicing on the popcount path)."""
+    if wts is None:
+        return _count_and(row, rem)
+    return _mass_and(row, rem, wts, per_word, 0, row.shape[0])
+
+
+@njit(cache=True, inline="always")
 def _mass(bits, wts, per_word):
     """``|bits|``: popcount, or the weight of the set bits."""
     if wts is None:
@@ -215,9 +223,11 @@ def _mass(bits, wts, per_word):
 
 
 @njit(cache=True, inline="always")
-def _snap(x, tiny):
-    """A remainder count obtained by subtraction, with rounding noise (``<= tiny``, below the smallest sample
-    weight) set to an exact 0; counts of the unweighted kernels (``tiny = 0``) pass unchanged."""
+def _snap(x, tiny, wts):
+    """A remainder weight obtained by subtraction, with rounding noise (``<= tiny``, below the smallest sample
+    weight) set to an exact 0; integer counts (``wts`` None) pass unchanged."""
+    if wts is None:
+        return x
     return x if x > tiny else x - x
 
 
@@ -266,7 +276,7 @@ def _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand_row):
 
 
 @njit(cache=True)
-def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny):
+def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny, wts):
     """Exact counts of every antecedent at level 0 (totals) or level 1 (totals less the overlap with the first rule)
     from the caches, without a scan."""
     if depth == 0:
@@ -275,8 +285,8 @@ def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, t
     else:
         r0 = rules[0]
         for j in range(cp.shape[0]):
-            cp[j] = _snap(tot_pos[j] - pair_pos[r0, j], tiny)
-            cn[j] = _snap(tot_neg[j] - pair_neg[r0, j], tiny)
+            cp[j] = _snap(tot_pos[j] - pair_pos[r0, j], tiny, wts)
+            cn[j] = _snap(tot_neg[j] - pair_neg[r0, j], tiny, wts)
 
 
 @njit(cache=True)
@@ -340,7 +350,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             L_best = best_L[0]
             # ---- counts at this level
             if depth == 0 or (depth == 1 and use_pairs):
-                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny)
+                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny, wpos)
                 full[:] = True
             else:
                 # cp[j] holds an upper bound on the current count (counts never grow) and cn[j] a lower bound on
@@ -359,7 +369,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                         cn[j] = lb
                         stats[S_EARLY_EXIT] += 1
                         continue
-                    c = _mass_and(Xpos[j], rem_pos, wpos, per_word, 0, nwp)
+                    c = _mass_row(Xpos[j], rem_pos, wpos, per_word)
                     stats[S_WORDS] += nwp
                     cp[j] = c
                     if c == 0:
@@ -395,8 +405,8 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                 stats[S_TESTS] += 1
                 c_p = cp[j]
                 c_n = cn[j]
-                rp = _snap(P_rem - c_p, tiny)
-                rn = _snap(N_rem - c_n, tiny)
+                rp = _snap(P_rem - c_p, tiny, wpos)
+                rn = _snap(N_rem - c_n, tiny, wneg)
                 if c_p + c_n == 0 or rp + rn == 0:      # compatibility: both parts non-empty
                     continue
                 if not (w * c_p > c_n):                  # Corollary 4.5
@@ -425,8 +435,8 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             L_d += rule_risk(cp[r], cn[r], w) / n + C
             _remove(rem_pos, Xpos[r])
             _remove(rem_neg, Xneg[r])
-            P_rem = _snap(P_rem - cp[r], tiny)
-            N_rem = _snap(N_rem - cn[r], tiny)
+            P_rem = _snap(P_rem - cp[r], tiny, wpos)
+            N_rem = _snap(N_rem - cn[r], tiny, wneg)
             lp = cp[r]
             ln = cn[r]
         L_d += rule_risk(P_rem, N_rem, w) / n  # else clause, no C
@@ -467,7 +477,7 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
             stats[S_LEVELS] += 1
             L_best = best_L[0]
             if depth == 0 or (depth == 1 and use_pairs):
-                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny)
+                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny, wpos)
             else:
                 stats[S_SCANS] += 1
                 for j in range(A):
@@ -475,8 +485,8 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                         cp[j] = 0
                         cn[j] = 0
                         continue
-                    cp[j] = _mass_and(Xpos[j], rem_pos, wpos, per_word, 0, nwp)
-                    cn[j] = _mass_and(Xneg[j], rem_neg, wneg, per_word, 0, nwn)
+                    cp[j] = _mass_row(Xpos[j], rem_pos, wpos, per_word)
+                    cn[j] = _mass_row(Xneg[j], rem_neg, wneg, per_word)
                     stats[S_WORDS] += nwp + nwn
             m = 0
             for j in range(A):
@@ -485,8 +495,8 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                 stats[S_TESTS] += 1
                 c_p = cp[j]
                 c_n = cn[j]
-                rp = _snap(P_rem - c_p, tiny)
-                rn = _snap(N_rem - c_n, tiny)
+                rp = _snap(P_rem - c_p, tiny, wpos)
+                rn = _snap(N_rem - c_n, tiny, wneg)
                 if c_p + c_n == 0 or rp + rn == 0:
                     continue
                 a_j = c_p / (c_p + c_n)
@@ -516,8 +526,8 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                 amin = a_r
             _remove(rem_pos, Xpos[r])
             _remove(rem_neg, Xneg[r])
-            P_rem = _snap(P_rem - cp[r], tiny)
-            N_rem = _snap(N_rem - cn[r], tiny)
+            P_rem = _snap(P_rem - cp[r], tiny, wpos)
+            N_rem = _snap(N_rem - cn[r], tiny, wneg)
             if stop_after[pick]:  # Theorem 5.2: stopping attains the bound
                 break
         a_else = P_rem / (P_rem + N_rem) if P_rem + N_rem > 0 else 0.0
