@@ -92,6 +92,16 @@ def weight_and(a, b, w):
 
 
 @njit(cache=True)
+def weight_words_and(a, b, word_w):
+    """``weight_of(a & b, w)`` when every sample of word ``k`` weighs ``word_w[k]`` (samples laid out by weight, each
+    weight's run starting on a word boundary): one popcount and one multiply-add per word."""
+    total = 0.0
+    for k in range(a.shape[0]):
+        total += word_w[k] * popcount64(a[k] & b[k])
+    return total
+
+
+@njit(cache=True)
 def and_into(out, a, b):
     """``out = a & b``; returns ``popcount(out)``."""
     c = 0

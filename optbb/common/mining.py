@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from .bitset import hash_words, n_words, pack_rows, popcount64, unpack_rows
+from .bitset import hash_words, n_words, pack_rows, popcount64, unpack_rows, weight_and, weight_of
 from .data import BinaryDataset
 from .growth import GrowthStopped, grow
 from .keyindex import SLOT_BYTES, find_row, index_capacity, index_put, new_index, reindex
@@ -149,6 +149,7 @@ def _uniquify(names):
 # the engine: a resumable enumeration of conjunctions in Numba
 
 MODE_RANGE, MODE_CLASSWISE = 0, 1  # support in [lo, hi] (CORELS, Thms 10 and 21); frequent in a class (FRL)
+MODE_CLASSWISE_WEIGHTED = 2  # frequent in a class by weight: class weights in fp[0], fp[1] (FRL with sample weights)
 CARD_DONE, CHUNK_DONE, NEED_ROOM = 0, 1, 2
 # int64 parameters: mode, num, den, n_pos, n_neg, dedupe; float64: lo, hi
 P_MODE, P_NUM, P_DEN, P_NPOS, P_NNEG, P_DEDUPE = range(6)
@@ -157,7 +158,10 @@ S_LEVEL, S_EXAMINED, S_KEPT, S_STARTED = range(4)
 
 
 @njit(cache=True, inline="always")
-def _counts(col, ypos):
+def _counts(col, ypos, wts):
+    """(rows, positive rows) of a conjunction, or their weights when ``wts`` (per-row weights) is given."""
+    if wts is not None:
+        return weight_of(col, wts), weight_and(col, ypos, wts)
     s = 0
     sp = 0
     for i in range(col.shape[0]):
@@ -174,6 +178,9 @@ def _frequent(s, sp, ip, fp):
     if ip[P_NUM] == 0:
         return True
     sn = s - sp
+    if ip[P_MODE] == MODE_CLASSWISE_WEIGHTED:
+        return ((fp[0] > 0 and sp * ip[P_DEN] >= ip[P_NUM] * fp[0])
+                or (fp[1] > 0 and sn * ip[P_DEN] >= ip[P_NUM] * fp[1]))
     return ((ip[P_NPOS] > 0 and sp * ip[P_DEN] >= ip[P_NUM] * ip[P_NPOS])
             or (ip[P_NNEG] > 0 and sn * ip[P_DEN] >= ip[P_NUM] * ip[P_NNEG]))
 
@@ -188,7 +195,7 @@ def _extensible(s, sp, ip, fp):
 
 @njit(cache=True)
 def mine_chunk(lits, lit_feat, ypos, ip, fp, card, combo, partial, state, max_work,
-               index, ehash, kept_bits, kept_lits):
+               index, ehash, kept_bits, kept_lits, wts=None):
     """Continue the enumeration of ``card``-literal conjunctions where ``combo``/``partial``/``state`` left it, for
     at most ``max_work`` conjunctions computed (partial ones included); kept ones go to row ``state[S_KEPT]`` of
     ``kept_bits`` / ``kept_lits``.  Returns CARD_DONE, CHUNK_DONE, or NEED_ROOM (the kept arrays or the index are
@@ -225,7 +232,7 @@ def mine_chunk(lits, lit_feat, ypos, ip, fp, card, combo, partial, state, max_wo
         work += 1
         for i in range(nw):
             partial[k + 1, i] = partial[k, i] & lits[lit, i]
-        s, sp = _counts(partial[k + 1], ypos)
+        s, sp = _counts(partial[k + 1], ypos, wts)
         if k < card - 1:
             if _extensible(s, sp, ip, fp):
                 k += 1
@@ -267,7 +274,7 @@ class _Miner:
     """Arrays and bookkeeping of one mining run."""
 
     def __init__(self, data: BinaryDataset, max_card: int, negations: bool, ip: np.ndarray, fp: np.ndarray,
-                 budget: Budget):
+                 budget: Budget, weights: np.ndarray | None = None):
         X = data.X
         self.n = data.n_samples
         self.feature_names = list(data.feature_names)
@@ -286,6 +293,7 @@ class _Miner:
                                   dtype=object)
         self.ypos = pack_rows((data.y == 1).reshape(1, -1))[0]
         self.ip, self.fp = ip, fp
+        self.wts = weights
         self.budget = budget
         self.nw = n_words(self.n)
         self.index = new_index(2 * START_KEPT)
@@ -362,7 +370,8 @@ class _Miner:
                     before = int(self.state[S_KEPT])
                     t0 = time.perf_counter()
                     code = mine_chunk(self.lits, self.lit_feat, self.ypos, self.ip, self.fp, card, combo, partial,
-                                      self.state, chunk, self.index, self.ehash, self.kept_bits, self.kept_lits)
+                                      self.state, chunk, self.index, self.ehash, self.kept_bits, self.kept_lits,
+                                      self.wts)
                     self.materialise(before, int(self.state[S_KEPT]), card)
                     dt = time.perf_counter() - t0
                     if code == CARD_DONE:
@@ -417,7 +426,7 @@ def _next_chunk(chunk: int, dt: float, budget: Budget) -> int:
 
 
 def _mine(data: BinaryDataset, max_card: int, negations: bool, dedupe: bool, ip: np.ndarray, fp: np.ndarray,
-          budget: Budget | None) -> MinedAntecedents:
+          budget: Budget | None, weights: np.ndarray | None = None) -> MinedAntecedents:
     from .limits import Limits
 
     budget = budget if budget is not None else Budget(Limits())
@@ -425,7 +434,7 @@ def _mine(data: BinaryDataset, max_card: int, negations: bool, dedupe: bool, ip:
     gc_was_on = gc.isenabled()
     gc.disable()  # the antecedents hold no cycles; full collections over a large heap would overshoot the limits
     try:
-        miner = _Miner(data, max_card, negations, ip, fp, budget)
+        miner = _Miner(data, max_card, negations, ip, fp, budget, weights)
         status = miner.run()
         return miner.result(status, data, dedupe, time.perf_counter() - t0)
     finally:
@@ -458,20 +467,31 @@ def class_support_threshold(min_support: float):
 
 
 def mine_classwise(data: BinaryDataset, max_card: int = 2, min_support: float = 0.1, negations: bool = False,
-                   dedupe: bool = True, *, budget: Budget | None = None) -> MinedAntecedents:
+                   dedupe: bool = True, *, budget: Budget | None = None,
+                   weights: np.ndarray | None = None) -> MinedAntecedents:
     """Itemsets of up to ``max_card`` literals with support at least ``min_support`` within the positive class or
     within the negative class (FRL's miner, replacing the reference's FP-growth on each class).
 
     The test is exact (:func:`class_support_threshold`).  With ``min_support = 0`` every itemset qualifies, so with
     ``max_card = 1`` the antecedents are exactly the columns of ``X`` (identical columns merged when ``dedupe``).
-    ``budget``: as in :func:`mine_antecedents`.
+    ``budget``: as in :func:`mine_antecedents`.  ``weights`` (optional, one non-negative weight per sample): the
+    support is a fraction of the class's *weight*, ``weight(itemset in class) >= min_support * weight(class)``, so
+    integer weights mine exactly what repeated samples would; the weights are summed over the bits (float64).
     """
     _check_params(max_card, min_support)
-    n_pos = int((data.y == 1).sum())
+    pos = data.y == 1
+    n_pos = int(pos.sum())
     num, den = class_support_threshold(min_support)
-    ip = np.array([MODE_CLASSWISE, num, den, n_pos, data.n_samples - n_pos, bool(dedupe)], dtype=np.int64)
+    mode = MODE_CLASSWISE
     fp = np.zeros(2, dtype=np.float64)
-    return _mine(data, max_card, negations, dedupe, ip, fp, budget)
+    if weights is not None:
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        if weights.shape != (data.n_samples,):
+            raise ValueError(f"weights must hold one value per sample ({data.n_samples}), got shape {weights.shape}")
+        mode = MODE_CLASSWISE_WEIGHTED
+        fp[:] = weights[pos].sum(), weights[~pos].sum()
+    ip = np.array([mode, num, den, n_pos, data.n_samples - n_pos, bool(dedupe)], dtype=np.int64)
+    return _mine(data, max_card, negations, dedupe, ip, fp, budget, weights)
 
 
 def load_kernels() -> None:

@@ -15,7 +15,8 @@ from ..common.limits import Budget, Limits
 from ..common.mining import MinedAntecedents, load_kernels, mine_classwise
 from ..common.result import Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
-                                 display_names, expand_weights, validate_fit_input, validate_predict_input)
+                                 display_names, validate_fit_input, validate_predict_input)
+from ..common.weights import combined_weights
 from .search import solve, unsearched_result
 
 _NO_TIME = 1e-9  # a time limit that ends the search at once (mining used up the time)
@@ -28,27 +29,36 @@ def _seed(random_state):
     return int(random_state) if isinstance(random_state, Integral) else random_state
 
 
-def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_support: float) -> list[int]:
+def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_support: float,
+                    weights: np.ndarray | None = None) -> list[int]:
     """Indices of mined pairs that the reference code holds twice.
 
     The reference unions the item tuples FP-growth reports for each class; FP-growth writes the items of a set in
     its per-class frequency order, so a pair frequent in both classes whose two items rank differently in the two
     classes appears as two tuples (spec of the reference run, Section 4).  Ties in frequency keep the column order.
+    With ``weights``, supports and frequencies are weights, as in the weighted miner.
     """
     from ..common.mining import class_support_threshold
 
     num, den = class_support_threshold(min_support)
     pos = y == 1
-    f_pos = X[pos].sum(axis=0, dtype=np.int64)
-    f_neg = X[~pos].sum(axis=0, dtype=np.int64)
+    if weights is None:
+        f_pos = X[pos].sum(axis=0, dtype=np.int64)
+        f_neg = X[~pos].sum(axis=0, dtype=np.int64)
+        n_pos, n_neg = int(pos.sum()), int((~pos).sum())
+    else:
+        f_pos, f_neg = weights[pos] @ X[pos], weights[~pos] @ X[~pos]
+        n_pos, n_neg = weights[pos].sum(), weights[~pos].sum()
     Xa = mined.data.X
-    n_pos, n_neg = int(pos.sum()), int((~pos).sum())
     twins = []
     for k, a in enumerate(mined.antecedents):
         if len(a.features) != 2 or any(a.negated):
             continue
-        c_pos = int(Xa[pos, k].sum())
-        c_neg = int(Xa[~pos, k].sum())
+        if weights is None:
+            c_pos = int(Xa[pos, k].sum())
+            c_neg = int(Xa[~pos, k].sum())
+        else:
+            c_pos, c_neg = weights[pos] @ Xa[pos, k], weights[~pos] @ Xa[~pos, k]
         if not (c_pos * den >= num * n_pos and c_neg * den >= num * n_neg):
             continue
         i, j = a.features
@@ -74,6 +84,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         "negations": ["boolean"],
         "keep_duplicates": ["boolean"],
         "max_recorded_iterations": [Number(Integral, 0, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
         "random_state": [Number(Integral, 0, None, closed="left"), np.random.RandomState, np.random.Generator, None],
         **LIMIT_CONSTRAINTS,
         **FEATURE_NAMES_CONSTRAINT,
@@ -103,28 +114,41 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         """Mine the antecedents of ``X`` (0/1 features) class-wise and search for the best (softly) falling list.
 
         ``y`` holds two labels; the larger (``classes_[1]``, i.e. 1 for 0/1 labels) is the positive class whose
-        probability the list reports.  ``sample_weight``: non-negative integers only, a weight ``k`` counting a
-        sample ``k`` times (the FRL loss counts samples; the class weight is ``positive_weight``).  The printed
-        names are the ``feature_names`` parameter, else the DataFrame's columns, else ``x0, x1, ...``.
+        probability the list reports.  ``sample_weight`` (non-negative reals) times the ``class_weight`` factor of
+        each sample's class is its weight: every count of the FRL objective becomes a sum of weights (a weight ``k``
+        counts a sample ``k`` times, 0 leaves it out), the class supports of the miner are fractions of each class's
+        weight, and ``positive_weight`` stays the cost of a false negative relative to a false positive.  The
+        printed names are the ``feature_names`` parameter, else the DataFrame's columns, else ``x0, x1, ...``.
         """
         p = self._settings()
-        X01, y01, classes, X_names, w = validate_fit_input(X, y, sample_weight, estimator=self)
-        X01, y01 = expand_weights(X01, y01, w, type(self).__name__)
+        name = type(self).__name__
+        try:
+            X01, y01, classes, X_names, sw = validate_fit_input(X, y, sample_weight, estimator=self)
+        except ValueError as err:
+            if str(err).startswith("Only binary classification is supported"):
+                raise ValueError(f"{err}: {name} is binary by definition (a falling rule list of the probability "
+                                 "of one positive class); it needs exactly two classes in y") from None
+            raise
+        w = combined_weights(y01, sw, self.class_weight, classes, name)
+        if w is not None and not np.all(w > 0):  # weight 0: the sample is left out, as a repeated row zero times
+            kept = w > 0
+            X01, y01, w = X01[kept], y01[kept], w[kept]
         feature_names = display_names(self.feature_names, X_names, X01.shape[1])
-        data = from_arrays(X01, y01, feature_names)
+        data = from_arrays(X01, y01, feature_names, sample_weight=w)
         # mining runs under the same limits as the search (its time and bytes count toward them) and Ctrl-C
         limits = Limits(self.time_limit, self.node_limit, self.memory_limit)
         load_kernels()
         t0 = time.perf_counter()
         budget = Budget(limits)
         mined = mine_classwise(data, max_card=p["max_card"], min_support=p["min_support"],
-                               negations=bool(self.negations), dedupe=not self.keep_duplicates, budget=budget)
+                               negations=bool(self.negations), dedupe=not self.keep_duplicates, budget=budget,
+                               weights=w)
         complete = mined.complete  # no search on a truncated set: the default-only list, with the limit's status
         ants = mined.antecedents if complete else []
         names = list(mined.data.feature_names) if complete else []
         A = mined.data.X if complete else np.zeros((data.n_samples, 0), dtype=np.uint8)
         if self.keep_duplicates and complete:
-            twins = reference_twins(mined, data.X, data.y, p["min_support"])
+            twins = reference_twins(mined, data.X, data.y, p["min_support"], w)
             if twins:
                 ants = list(ants)
                 A = np.concatenate([A, A[:, twins]], axis=1)
@@ -132,7 +156,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
                     ants.append(ants[k])
                     i, j = ants[k].features
                     names.append(f"{data.feature_names[j]}{','}{data.feature_names[i]}")
-        adata = mined.data if not complete or A is mined.data.X else BinaryDataset(A, data.y, names)
+        adata = mined.data if not complete or A is mined.data.X else BinaryDataset(A, data.y, names, w)
         mining_time = time.perf_counter() - t0
         rest = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
         stopped = mined.status if not complete else (Status.TIME_LIMIT if rest is not None and rest <= 0 else None)
@@ -142,11 +166,12 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
                            monotonicity_penalty=p["C1"], n_iter=p["n_iter"], p_stop=p["p_stop"],
                            curiosity_weight=p["lam"], feasibility="paper" if p["paper"] else "reference",
                            random_state=p["random_state"], antecedents=ants, feature_names=list(data.feature_names),
-                           max_recorded_iterations=p["record"], time_limit=rest if stopped is None else _NO_TIME,
+                           max_recorded_iterations=p["record"], sample_weight=w,
+                           time_limit=rest if stopped is None else _NO_TIME,
                            node_limit=limits.node_limit, memory_limit=rest_memory, verbose=self.verbose)
         else:
             result = unsearched_result(data.y, soft=self._soft, w=p["w"], status=stopped, elapsed=budget.elapsed(),
-                                       feature_names=list(data.feature_names))
+                                       feature_names=list(data.feature_names), weights=w)
         if stopped is not None:
             result.status = stopped
         c = result.counters
@@ -219,6 +244,10 @@ class FRLClassifier(_FRLBase):
         later iterations still count in ``result_`` (trace of improvements, time to best, mean candidate counts),
         so a long time-limited search runs in bounded memory.
     feature_names : printed names of the columns of ``X`` (default: the DataFrame's columns, else ``x0, ...``).
+    class_weight : None, ``"balanced"`` (``n_samples / (2 * class weight)``, on ``sample_weight`` when given) or a
+        dict ``{label: factor}``: multiplies each sample's weight (``fit``'s ``sample_weight``) by its class's factor.
+        Counts are weight sums; ``positive_weight`` still prices a false negative against a false positive, so a
+        class weight and ``positive_weight`` compound.
     """
 
     _parameter_constraints: dict = {**_FRLBase._parameter_constraints,
@@ -227,7 +256,7 @@ class FRLClassifier(_FRLBase):
     def __init__(self, positive_weight=7.0, regularization=1e-6, n_iter=3000, p_stop=0.01, curiosity_weight=0.8,
                  max_card=2, min_class_support=0.1, negations=False, feasibility="paper", random_state=None,
                  time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
-                 memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated"):
+                 memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated", class_weight=None):
         self.positive_weight = positive_weight
         self.regularization = regularization
         self.n_iter = n_iter
@@ -246,6 +275,7 @@ class FRLClassifier(_FRLBase):
         self.verbose = verbose
         self.feature_names = feature_names
         self.min_support = min_support
+        self.class_weight = class_weight
 
 
 class SoftFRLClassifier(_FRLBase):
@@ -262,7 +292,7 @@ class SoftFRLClassifier(_FRLBase):
     def __init__(self, positive_weight=7.0, regularization=1e-6, monotonicity_penalty=0.5, n_iter=6000, p_stop=0.01,
                  curiosity_weight=0.8, max_card=2, min_class_support=0.1, negations=False, random_state=None,
                  time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
-                 memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated"):
+                 memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated", class_weight=None):
         self.positive_weight = positive_weight
         self.regularization = regularization
         self.monotonicity_penalty = monotonicity_penalty
@@ -281,3 +311,4 @@ class SoftFRLClassifier(_FRLBase):
         self.verbose = verbose
         self.feature_names = feature_names
         self.min_support = min_support
+        self.class_weight = class_weight

@@ -1,6 +1,7 @@
 """``FallingRuleList``: the fitted model of FRL and softFRL (spec Eq. (1)), with its training counts."""
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,6 +10,15 @@ import pandas as pd
 from ..common.formats import (JsonForm, as_float, as_int, as_list, as_str_list, dot_chain, first_match, latex_chain,
                               literals, plain, reader)
 from ..common.mining import Antecedent
+
+
+def _count(v):
+    """A training count as a Python number: int for counts, float for weight sums."""
+    return int(v) if isinstance(v, (numbers.Integral, np.integer)) else float(v)
+
+
+def _show(v) -> str:
+    return str(v) if isinstance(v, (numbers.Integral, np.integer)) else f"{v:.6g}"
 
 
 @dataclass
@@ -22,7 +32,8 @@ class FallingRuleList(JsonForm):
     probabilities : ``K + 1`` output probabilities (the else clause last).  For FRL these are the empirical
         proportions; for softFRL the pulled-down values of ``make_falling``.
     proportions : ``K + 1`` raw empirical positive proportions on the training data.
-    n_pos, n_neg : ``K + 1`` training counts captured by each rule.
+    n_pos, n_neg : ``K + 1`` training counts captured by each rule (int64); with sample or class weights, the
+        weights of the samples captured (float64).
     positive_weight : ``w``; predictions use the threshold ``1/(1+w)`` (Theorem 2.8).
     objective : the training objective (``L`` or ``L~``).
     """
@@ -77,8 +88,8 @@ class FallingRuleList(JsonForm):
                 "antecedent": self.names[j] if j < len(self) else "-",
                 "probability": float(self.probabilities[j]),
                 "proportion": float(self.proportions[j]),
-                "n_pos": int(self.n_pos[j]),
-                "n_neg": int(self.n_neg[j]),
+                "n_pos": _count(self.n_pos[j]),
+                "n_neg": _count(self.n_neg[j]),
             })
         df = pd.DataFrame(rows)
         if not self.soft:
@@ -118,7 +129,13 @@ class FallingRuleList(JsonForm):
         for key in ("probabilities", "proportions"):
             cols[key] = np.array([as_float(v, key) for v in as_list(d[key], key)], dtype=np.float64)
         for key in ("n_pos", "n_neg"):
-            cols[key] = np.array([as_int(v, key, 0) for v in as_list(d[key], key)], dtype=np.int64)
+            vals = as_list(d[key], key)
+            if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in vals):
+                cols[key] = np.array([as_int(v, key, 0) for v in vals], dtype=np.int64)
+            else:  # weighted counts
+                cols[key] = np.array([as_float(v, key) for v in vals], dtype=np.float64)
+                if not np.all(np.isfinite(cols[key]) & (cols[key] >= 0)):
+                    raise ValueError(f"{key} must hold non-negative counts or weights")
         for key, col in cols.items():
             if col.shape[0] != k + 1:
                 raise ValueError(f"{key} must hold {k + 1} values (one per rule and the else clause)")
@@ -155,7 +172,7 @@ class FallingRuleList(JsonForm):
             s = f"{r['rule']:<8} {r['antecedent']:<{w_ant}} {r['probability']:>6.4f}"
             if self.soft:
                 s += f" {r['proportion']:>6.4f}"
-            s += f" {r['n_pos']:>6d} {r['n_neg']:>6d}"
+            s += f" {_show(r['n_pos']):>6} {_show(r['n_neg']):>6}"
             lines.append(s)
         lines.append(f"objective = {self.objective:.6f}")
         return "\n".join(lines)

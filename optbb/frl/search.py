@@ -31,7 +31,7 @@ import pandas as pd
 from numba import njit
 
 from ..common import driver
-from ..common.bitset import popcount, popcount64
+from ..common.bitset import popcount, popcount64, weight_and, weight_words_and
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.formats import first_match
@@ -41,6 +41,7 @@ from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
 from ..common.result import unsearched_result as common_unsearched_result
 from ..common.validation import check_number
+from ..common.weights import combined_weights
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
 from .model import FallingRuleList
@@ -155,6 +156,28 @@ def pair_counts(B):
     return out
 
 
+@njit(cache=True)
+def column_weights(B, wts, per_word):
+    """Weight of every row of a bit matrix (the weighted :func:`column_counts`)."""
+    out = np.empty(B.shape[0], dtype=np.float64)
+    for j in range(B.shape[0]):
+        out[j] = _mass(B[j], wts, per_word)
+    return out
+
+
+@njit(cache=True)
+def pair_weights(B, wts, per_word):
+    """Symmetric matrix of the weights of ``B[j] & B[r]`` (the weighted :func:`pair_counts`)."""
+    A = B.shape[0]
+    out = np.empty((A, A), dtype=np.float64)
+    for j in range(A):
+        for r in range(j, A):
+            c = _mass_and(B[j], B[r], wts, per_word, 0, B.shape[1])
+            out[j, r] = c
+            out[r, j] = c
+    return out
+
+
 @njit(cache=True, inline="always")
 def _count_and(row, rem):
     c = 0
@@ -169,28 +192,75 @@ def _remove(rem, row):
         rem[i] &= ~row[i]
 
 
+# Weighted counts.  ``wts`` is None (every sample weighs 1: popcounts, int64 counts, the paper's exact integer
+# arithmetic) or float64 weights, counts then being weight sums: one weight per word when the samples are laid out by
+# weight (``per_word``: a popcount and a multiply per word), else one per sample in bit order.  Numba compiles one
+# specialization for None and one for weights, so the unweighted kernels are the popcount kernels.
+
+
+@njit(cache=True, inline="always")
+def _mass_and(row, rem, wts, per_word, i, e):
+    """``|row & rem|`` over words ``i .. e-1``: popcount, or the weight of the set bits."""
+    if wts is None:
+        return _count_and(row[i:e], rem[i:e])
+    if per_word:
+        return weight_words_and(row[i:e], rem[i:e], wts[i:e])
+    return weight_and(row[i:e], rem[i:e], wts[i * 64:])
+
+
+@njit(cache=True, inline="always")
+def _mass_row(row, rem, wts, per_word):
+    """``|row & rem|`` over whole rows (no slicing on the popcount path)."""
+    if wts is None:
+        return _count_and(row, rem)
+    return _mass_and(row, rem, wts, per_word, 0, row.shape[0])
+
+
+@njit(cache=True, inline="always")
+def _mass(bits, wts, per_word):
+    """``|bits|``: popcount, or the weight of the set bits."""
+    if wts is None:
+        return popcount(bits)
+    return _mass_and(bits, bits, wts, per_word, 0, bits.shape[0])
+
+
+@njit(cache=True, inline="always")
+def _snap(x, tiny, wts):
+    """A remainder weight obtained by subtraction, with rounding noise (``<= tiny``, below the smallest sample
+    weight) set to an exact 0; integer counts (``wts`` None) pass unchanged."""
+    if wts is None:
+        return x
+    return x if x > tiny else x - x
+
+
 @njit(cache=True)
-def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility):
+def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility, margin=1.0, integral=True):
     """A negative count at or above which a candidate with ``cp`` captured positives surely fails: Corollary 4.5
     (``cn >= w cp``), the feasibility test (``cn P_rem > cp N_rem``) or the prefix bound of Theorem 4.6, which is
     non-decreasing in ``cn``.  Non-decreasing in ``cp``, so an upper bound on ``cp`` gives a valid limit.  Used
-    only to skip or stop counting: the float limit of the bound carries a margin of one sample."""
+    only to skip or stop counting.  Integer counts (``integral``): the feasibility limit is the next integer and the
+    float limit of the bound carries a margin of one sample.  Weighted counts are real: both limits are the exact
+    thresholds plus ``margin``, far above the rounding of weight sums (a larger limit only counts more)."""
     lim = w * cp
     if paper_feasibility and P_rem > 0:
-        lf = (cp * N_rem) // P_rem + 1.0
+        if integral:
+            lf = (cp * N_rem) // P_rem + 1.0
+        else:
+            lf = cp * N_rem / P_rem + margin
         if lf < lim:
             lim = lf
     if not math.isfinite(L_best):
         return lim
-    # bound(cn) = L_d + cn/n + C + min(cn rp/(cp n) + C, w rp/n, (N_rem - cn)/n) with rp = P_rem - cp
-    if L_d + C + N_rem / n < L_best:
+    # bound(cn) = L_d + cn/n + C + min(cn rp/(cp n) + C, w rp/n, (N_rem - cn)/n) with rp = P_rem - cp; the third
+    # term does not depend on cn: if it may pass, by as little as the rounding of the test, no bound limit applies
+    if L_d + C + N_rem / n < L_best + 1e-12 * (1.0 + abs(L_best)):
         return lim
     rp = P_rem - cp
     t1 = (L_best - L_d - 2.0 * C) * n * cp / P_rem
     if t1 < 0.0:
         t1 = 0.0
     t2 = (L_best - L_d - C) * n - w * rp
-    lb = max(t1, t2) + 1.0
+    lb = max(t1, t2) + margin
     return lb if lb < lim else lim
 
 
@@ -208,7 +278,7 @@ def _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand_row):
 
 
 @njit(cache=True)
-def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn):
+def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny, wts):
     """Exact counts of every antecedent at level 0 (totals) or level 1 (totals less the overlap with the first rule)
     from the caches, without a scan."""
     if depth == 0:
@@ -217,8 +287,8 @@ def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn):
     else:
         r0 = rules[0]
         for j in range(cp.shape[0]):
-            cp[j] = tot_pos[j] - pair_pos[r0, j]
-            cn[j] = tot_neg[j] - pair_neg[r0, j]
+            cp[j] = _snap(tot_pos[j] - pair_pos[r0, j], tiny, wts)
+            cn[j] = _snap(tot_neg[j] - pair_neg[r0, j], tiny, wts)
 
 
 @njit(cache=True)
@@ -234,22 +304,32 @@ def _keep_if_better(L, rules, depth, best_L, best_rules, best_len):
 
 
 @njit(cache=True)
-def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, n, w, C, p_stop, lam,
-              paper_feasibility, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats, block):
+def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, wpos, wneg, per_word,
+              tiny, n, w, C, p_stop, lam, paper_feasibility, n_iter, rng, best_L, best_rules, best_len, iter_L, cand,
+              stats, block):
     """Run ``n_iter`` iterations of Algorithm FRL.
 
     In/out: ``rng`` (generator state), ``best_L[0]``, ``best_rules[:best_len[0]]`` (the incumbent's antecedent
     indices), ``stats``.  Out: ``iter_L[t]`` (objective of iteration ``t``'s list) and ``cand[t, k]`` (number of
     candidates passing every test at level ``k`` of iteration ``t``; -1 beyond the last level).  ``block`` is the
     number of words of a negative scan between two early-exit checks (any value gives the same trajectory).
+    Weights: ``wpos``/``wneg`` None (counts are popcounts) or the sample weights of each class, per word if
+    ``per_word`` (counts are weight sums, ``n`` the total weight, ``tiny`` half the smallest weight: a smaller
+    remainder is rounding noise).
     """
     A = Xpos.shape[0]
-    P, N = popcount(all_pos), popcount(all_neg)
+    P, N = _mass(all_pos, wpos, per_word), _mass(all_neg, wneg, per_word)
+    integral = wpos is None
+    if integral:
+        margin = 1.0
+    else:
+        margin = 1e-9 * n
     nwn = Xneg.shape[1]
+    nwp = Xpos.shape[1]
     rem_pos = np.empty_like(all_pos)
     rem_neg = np.empty_like(all_neg)
-    cp = np.empty(A, dtype=np.int64)
-    cn = np.empty(A, dtype=np.int64)
+    cp = np.empty_like(tot_pos)
+    cn = np.empty_like(tot_neg)
     full = np.zeros(A, dtype=np.bool_)      # cn[j] is the exact count at this level
     used = np.zeros(A, dtype=np.bool_)
     cand_idx = np.empty(A, dtype=np.int64)
@@ -272,7 +352,7 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             L_best = best_L[0]
             # ---- counts at this level
             if depth == 0 or (depth == 1 and use_pairs):
-                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn)
+                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny, wpos)
                 full[:] = True
             else:
                 # cp[j] holds an upper bound on the current count (counts never grow) and cn[j] a lower bound on
@@ -286,27 +366,28 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                     lb = cn[j] - ln
                     if lb < 0:
                         lb = 0
-                    if lb >= _frl_cn_limit(cp[j], P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility):
+                    if lb >= _frl_cn_limit(cp[j], P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility, margin,
+                                           integral):
                         cn[j] = lb
                         stats[S_EARLY_EXIT] += 1
                         continue
-                    c = _count_and(Xpos[j], rem_pos)
-                    stats[S_WORDS] += Xpos.shape[1]
+                    c = _mass_row(Xpos[j], rem_pos, wpos, per_word)
+                    stats[S_WORDS] += nwp
                     cp[j] = c
                     if c == 0:
                         continue
-                    lim = _frl_cn_limit(c, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility)
+                    lim = _frl_cn_limit(c, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility, margin, integral)
                     if lb >= lim:
                         cn[j] = lb
                         stats[S_EARLY_EXIT] += 1
                         continue
-                    acc = 0
+                    acc = cn[j] - cn[j]  # 0 of the counts' type
                     i = 0
                     stopped = False
                     row = Xneg[j]  # 1-D slices keep the popcount loop vectorised
                     while i < nwn:
                         e = min(i + block, nwn)
-                        acc += _count_and(row[i:e], rem_neg[i:e])
+                        acc += _mass_and(row, rem_neg, wneg, per_word, i, e)
                         i = e
                         if acc >= lim and i < nwn:
                             stopped = True
@@ -326,8 +407,8 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
                 stats[S_TESTS] += 1
                 c_p = cp[j]
                 c_n = cn[j]
-                rp = P_rem - c_p
-                rn = N_rem - c_n
+                rp = _snap(P_rem - c_p, tiny, wpos)
+                rn = _snap(N_rem - c_n, tiny, wneg)
                 if c_p + c_n == 0 or rp + rn == 0:      # compatibility: both parts non-empty
                     continue
                 if not (w * c_p > c_n):                  # Corollary 4.5
@@ -356,8 +437,8 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
             L_d += rule_risk(cp[r], cn[r], w) / n + C
             _remove(rem_pos, Xpos[r])
             _remove(rem_neg, Xneg[r])
-            P_rem -= cp[r]
-            N_rem -= cn[r]
+            P_rem = _snap(P_rem - cp[r], tiny, wpos)
+            N_rem = _snap(N_rem - cn[r], tiny, wneg)
             lp = cp[r]
             ln = cn[r]
         L_d += rule_risk(P_rem, N_rem, w) / n  # else clause, no C
@@ -370,15 +451,16 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
 
 
 @njit(cache=True)
-def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, n, w, C, C1, p_stop,
-               lam, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats):
+def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_pos, all_neg, wpos, wneg, per_word,
+               tiny, n, w, C, C1, p_stop, lam, n_iter, rng, best_L, best_rules, best_len, iter_L, cand, stats):
     """Run ``n_iter`` iterations of Algorithm softFRL; arguments as in :func:`frl_chunk`, plus ``C1``."""
     A = Xpos.shape[0]
-    P, N = popcount(all_pos), popcount(all_neg)
+    P, N = _mass(all_pos, wpos, per_word), _mass(all_neg, wneg, per_word)
+    nwp, nwn = Xpos.shape[1], Xneg.shape[1]
     rem_pos = np.empty_like(all_pos)
     rem_neg = np.empty_like(all_neg)
-    cp = np.empty(A, dtype=np.int64)
-    cn = np.empty(A, dtype=np.int64)
+    cp = np.empty_like(tot_pos)
+    cn = np.empty_like(tot_neg)
     used = np.zeros(A, dtype=np.bool_)
     cand_idx = np.empty(A, dtype=np.int64)
     cand_f = np.empty(A, dtype=np.float64)
@@ -397,7 +479,7 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
             stats[S_LEVELS] += 1
             L_best = best_L[0]
             if depth == 0 or (depth == 1 and use_pairs):
-                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn)
+                _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, tiny, wpos)
             else:
                 stats[S_SCANS] += 1
                 for j in range(A):
@@ -405,9 +487,9 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                         cp[j] = 0
                         cn[j] = 0
                         continue
-                    cp[j] = _count_and(Xpos[j], rem_pos)
-                    cn[j] = _count_and(Xneg[j], rem_neg)
-                    stats[S_WORDS] += Xpos.shape[1] + Xneg.shape[1]
+                    cp[j] = _mass_row(Xpos[j], rem_pos, wpos, per_word)
+                    cn[j] = _mass_row(Xneg[j], rem_neg, wneg, per_word)
+                    stats[S_WORDS] += nwp + nwn
             m = 0
             for j in range(A):
                 if used[j]:
@@ -415,8 +497,8 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                 stats[S_TESTS] += 1
                 c_p = cp[j]
                 c_n = cn[j]
-                rp = P_rem - c_p
-                rn = N_rem - c_n
+                rp = _snap(P_rem - c_p, tiny, wpos)
+                rn = _snap(N_rem - c_n, tiny, wneg)
                 if c_p + c_n == 0 or rp + rn == 0:
                     continue
                 a_j = c_p / (c_p + c_n)
@@ -446,8 +528,8 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
                 amin = a_r
             _remove(rem_pos, Xpos[r])
             _remove(rem_neg, Xneg[r])
-            P_rem -= cp[r]
-            N_rem -= cn[r]
+            P_rem = _snap(P_rem - cp[r], tiny, wpos)
+            N_rem = _snap(N_rem - cn[r], tiny, wneg)
             if stop_after[pick]:  # Theorem 5.2: stopping attains the bound
                 break
         a_else = P_rem / (P_rem + N_rem) if P_rem + N_rem > 0 else 0.0
@@ -461,41 +543,117 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
 # the engine: chunks of iterations run by the common search driver (limits, Ctrl-C, progress, result)
 
 
+def _pack_class(A: np.ndarray, wc: np.ndarray | None, by_word: bool):
+    """``(bits, all, weights)`` of the samples of one class: ``bits[j]`` the packed column ``j`` of ``A`` (samples x
+    antecedents), ``all`` the bitset of every sample and the weights (None, per sample, or per word when ``by_word``:
+    the samples sorted by weight, each weight's run starting on a word boundary)."""
+    from ..common.bitset import ones, pack_rows
+
+    k, m = A.shape
+    if k == 0:
+        return np.zeros((m, 0), dtype=np.uint64), ones(0), (None if wc is None else np.zeros(0))
+    if not by_word:
+        return pack_rows(A.T), ones(k), wc
+    values, level = np.unique(wc, return_inverse=True)
+    order = np.argsort(level, kind="stable")
+    counts = np.bincount(level, minlength=values.shape[0])
+    words = (counts + 63) // 64
+    start = 64 * np.concatenate([[0], np.cumsum(words)[:-1]])
+    slot = start[level[order]] + (np.arange(k) - np.repeat(np.cumsum(counts) - counts, counts))
+    cols = np.zeros((m, 64 * int(words.sum())), dtype=bool)
+    cols[:, slot] = A[order].T.astype(bool)
+    every = np.zeros((1, cols.shape[1]), dtype=bool)
+    every[0, slot] = True
+    return pack_rows(cols), pack_rows(every)[0], np.repeat(values, words)
+
+
 class SearchData:
-    """Class-split packed antecedent bitsets and the level-0/level-1 count caches of one fit."""
+    """Class-split packed antecedent bitsets and the level-0/level-1 count caches of one fit.
+
+    ``weights`` (optional, one non-negative weight per sample): counts become weight sums.  Samples of weight 0 are
+    left out (a weight ``k`` counts a sample ``k`` times, 0 drops it), so every packed sample weighs more than 0 and
+    a rule captures something exactly when its weight is positive.  ``mass`` is the total weight (``n`` without
+    weights), ``tiny`` half the smallest weight: remainders obtained by subtraction below it are rounding noise.  With
+    few distinct weights (``per_word``) the samples of each class are laid out by weight, one weight per word, and a
+    weighted count costs a popcount and a multiply per word; otherwise each set bit's weight is added.
+    """
 
     PAIR_WORK_LIMIT = 4e8  # skip the pairwise cache when computing it would cost more word operations
+    PAIR_BIT_COST = 8      # a per-sample weighted count visits set bits: about this many word operations each
+    LEVEL_PADDING = 0.25   # per-word weights when padding each weight's run to whole words adds at most this share
+    MIN_LEVELS = 8         # ... or at most this many words
 
-    def __init__(self, A: np.ndarray, y: np.ndarray):
-        from ..common.bitset import ones, pack_rows
-
+    def __init__(self, A: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None):
         t0 = time.perf_counter()
         A = np.asarray(A, dtype=np.uint8)
         y = np.asarray(y, dtype=np.uint8)
-        pos = y == 1
         self.n = int(A.shape[0])
-        self.n_pos = int(pos.sum())
-        self.n_neg = self.n - self.n_pos
         self.n_antecedents = int(A.shape[1])
-        self.Xpos = pack_rows(A[pos].T) if self.n_pos else np.zeros((A.shape[1], 0), dtype=np.uint64)
-        self.Xneg = pack_rows(A[~pos].T) if self.n_neg else np.zeros((A.shape[1], 0), dtype=np.uint64)
-        self.all_pos = ones(self.n_pos)
-        self.all_neg = ones(self.n_neg)
-        self.tot_pos = column_counts(self.Xpos)
-        self.tot_neg = column_counts(self.Xneg)
-        words = self.Xpos.shape[1] + self.Xneg.shape[1]
-        self.use_pairs = self.n_antecedents ** 2 * words / 2 <= self.PAIR_WORK_LIMIT
-        if self.use_pairs:
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float64)
+            kept = weights > 0
+            if not kept.all():
+                A, y, weights = A[kept], y[kept], weights[kept]
+        pos = y == 1
+        wp, wn = (None, None) if weights is None else (weights[pos], weights[~pos])
+        self.per_word = weights is not None and all(
+            np.unique(wc).shape[0] <= max(self.MIN_LEVELS, self.LEVEL_PADDING * wc.shape[0] / 64) for wc in (wp, wn))
+        self.Xpos, self.all_pos, self.wpos = _pack_class(A[pos], wp, self.per_word)
+        self.Xneg, self.all_neg, self.wneg = _pack_class(A[~pos], wn, self.per_word)
+        if weights is None:
+            self.tiny = 0.0
+            self.n_pos, self.n_neg = int(pos.sum()), int((~pos).sum())
+            self.tot_pos = column_counts(self.Xpos)
+            self.tot_neg = column_counts(self.Xneg)
+        else:
+            self.tiny = 0.5 * float(weights.min())
+            self.n_pos, self.n_neg = float(wp.sum()), float(wn.sum())
+            self.tot_pos = column_weights(self.Xpos, self.wpos, self.per_word)
+            self.tot_neg = column_weights(self.Xneg, self.wneg, self.per_word)
+        # word operations of the pair cache; a per-sample weighted count also visits each set bit (at most A per bit)
+        work = self.n_antecedents ** 2 * (self.Xpos.shape[1] + self.Xneg.shape[1]) / 2
+        if weights is not None and not self.per_word:
+            bits = float(column_counts(self.Xpos).sum() + column_counts(self.Xneg).sum())
+            work += self.n_antecedents * bits / 2 * self.PAIR_BIT_COST
+        self.mass = self.n_pos + self.n_neg
+        self.use_pairs = work <= self.PAIR_WORK_LIMIT
+        if self.use_pairs and weights is None:
             self.pair_pos = pair_counts(self.Xpos)
             self.pair_neg = pair_counts(self.Xneg)
+        elif self.use_pairs:
+            self.pair_pos = pair_weights(self.Xpos, self.wpos, self.per_word)
+            self.pair_neg = pair_weights(self.Xneg, self.wneg, self.per_word)
         else:
-            self.pair_pos = np.zeros((1, 1), dtype=np.int32)
-            self.pair_neg = np.zeros((1, 1), dtype=np.int32)
+            self.pair_pos = np.zeros((1, 1), dtype=np.float64 if weights is not None else np.int32)
+            self.pair_neg = np.zeros((1, 1), dtype=self.pair_pos.dtype)
         self.seconds = time.perf_counter() - t0
 
+    @property
+    def weighted(self) -> bool:
+        return self.wpos is not None
+
     def nbytes(self) -> int:
-        return arrays_bytes((self.Xpos, self.Xneg, self.all_pos, self.all_neg, self.tot_pos, self.tot_neg,
-                             self.pair_pos, self.pair_neg))
+        return arrays_bytes(tuple(a for a in (self.Xpos, self.Xneg, self.all_pos, self.all_neg, self.tot_pos,
+                                              self.tot_neg, self.pair_pos, self.pair_neg, self.wpos, self.wneg)
+                                  if a is not None))
+
+
+def frl_weights(data: BinaryDataset, sample_weight=None, class_weight=None) -> np.ndarray | None:
+    """``sample_weight`` (default ``data.sample_weight``) times ``class_weight`` over the 0/1 labels of ``data``, as
+    one float64 vector, or None when every sample weighs the same (the popcount kernels then run)."""
+    if sample_weight is None:
+        sw = data.sample_weight
+    else:
+        sw = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
+        if sw.shape[0] != data.n_samples:
+            raise ValueError(f"sample_weight has {sw.shape[0]} values but data has {data.n_samples} samples")
+        if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+            raise ValueError("sample_weight must be finite and non-negative")
+        if not sw.sum() > 0:
+            raise ValueError("sample_weight is zero for every sample (all weights are zero)")
+    if sw is None and class_weight is None:
+        return None
+    return combined_weights(data.y, sw, class_weight, np.array([0, 1]), "frl.solve")
 
 
 def _check_random_state(random_state):
@@ -512,28 +670,33 @@ def _check_random_state(random_state):
 
 
 def build_falling_list(rules: list[int], antecedents, names, A: np.ndarray, y: np.ndarray, w: float,
-                       objective: float, soft: bool, feature_names) -> FallingRuleList:
-    """The :class:`FallingRuleList` of the antecedent columns ``rules`` of ``A`` with its training counts
-    (softFRL's probabilities pulled down by ``make_falling``)."""
+                       objective: float, soft: bool, feature_names,
+                       weights: np.ndarray | None = None) -> FallingRuleList:
+    """The :class:`FallingRuleList` of the antecedent columns ``rules`` of ``A`` with its training counts (sums of
+    ``weights`` when given; softFRL's probabilities pulled down by ``make_falling``)."""
     y = np.asarray(y).astype(bool)
     clause = first_match((A[:, r] != 0 for r in rules), A.shape[0])
-    n_pos = np.bincount(clause[y], minlength=len(rules) + 1).astype(np.int64)
-    n_neg = np.bincount(clause[~y], minlength=len(rules) + 1).astype(np.int64)
+    wts = None if weights is None else np.asarray(weights, dtype=np.float64)
+    n_pos = np.bincount(clause[y], weights=None if wts is None else wts[y], minlength=len(rules) + 1)
+    n_neg = np.bincount(clause[~y], weights=None if wts is None else wts[~y], minlength=len(rules) + 1)
+    if weights is None:
+        n_pos, n_neg = n_pos.astype(np.int64), n_neg.astype(np.int64)
     tot = n_pos + n_neg
-    prop = np.where(tot > 0, n_pos / np.maximum(tot, 1), 0.0)
+    prop = np.where(tot > 0, n_pos / np.where(tot > 0, tot, 1), 0.0)
     prob = make_falling(prop) if soft else prop.copy()
     return FallingRuleList([antecedents[r] for r in rules], [names[r] for r in rules], prob, prop, n_pos, n_neg,
                            float(w), float(objective), soft, list(feature_names))
 
 
 def unsearched_result(y: np.ndarray, *, soft: bool, w: float, status: Status, elapsed: float,
-                      feature_names) -> SearchResult:
+                      feature_names, weights: np.ndarray | None = None) -> SearchResult:
     """The result when no search ran (a limit ended the mining first): the default-only list with its real
     objective, ``status``, no bound (NaN, as for every Monte-Carlo run) and the common counters."""
     y = np.asarray(y)
-    n_pos, n = int(y.sum()), int(y.shape[0])
-    model = build_falling_list([], [], [], np.zeros((n, 0), dtype=np.uint8), y, w, 0.0, soft, feature_names)
-    model.objective = rule_risk(n_pos, n - n_pos, w) / n
+    n = int(y.shape[0])
+    model = build_falling_list([], [], [], np.zeros((n, 0), dtype=np.uint8), y, w, 0.0, soft, feature_names,
+                               weights)
+    model.objective = rule_risk(model.n_pos[0], model.n_neg[0], w) / (model.n_pos[0] + model.n_neg[0])
     counters = {"iterations": 0, "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0,
                 "candidates_per_level": [], "iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0)}
     return common_unsearched_result(model, model.objective, math.nan, status, elapsed, counters)
@@ -585,7 +748,7 @@ class FrlEngine:
         c_L = np.empty(m, dtype=np.float64)
         c_cand = np.empty((m, levels), dtype=np.int32)
         args = (d.Xpos, d.Xneg, d.tot_pos, d.tot_neg, d.pair_pos, d.pair_neg, d.use_pairs, d.all_pos, d.all_neg,
-                float(d.n), self.w, self.C)
+                d.wpos, d.wneg, d.per_word, d.tiny, float(d.mass), self.w, self.C)
         t0 = time.perf_counter()
         if self.soft:
             soft_chunk(*args, self.C1, self.p_stop, self.lam, m, self.rng, self.best_L, self.best_rules,
@@ -625,7 +788,7 @@ class FrlEngine:
     def default_objective(self) -> float:
         """Objective of the list without rules (the else clause alone): the incumbent before any iteration."""
         d = self.packed
-        return float(rule_risk(d.n_pos, d.n_neg, self.w)) / d.n
+        return float(rule_risk(d.n_pos, d.n_neg, self.w)) / d.mass
 
     def incumbent(self) -> float:
         return float(self.best_L[0]) if self.done else self.default_objective()
@@ -672,8 +835,9 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
           monotonicity_penalty: float = 0.5, n_iter: int = 3000, p_stop: float = 0.01,
           curiosity_weight: float = 0.8, feasibility: str = "paper", random_state=None, antecedents=None,
           feature_names=None, max_recorded_iterations: int = RECORD_LIMIT, target: float | None = None,
-          scan_block: int = BLOCK, packed: SearchData | None = None, time_limit: float | None = None,
-          node_limit: int | None = None, memory_limit="auto", verbose: int = 0) -> SearchResult:
+          scan_block: int = BLOCK, packed: SearchData | None = None, sample_weight=None, class_weight=None,
+          time_limit: float | None = None, node_limit: int | None = None, memory_limit="auto",
+          verbose: int = 0) -> SearchResult:
     """Algorithm FRL (``soft=False``, Chen & Rudin 2018, Program 2.9 pruned by Prop. 4.2, Cor. 4.5, Thm 4.6) or
     softFRL (Program 5.1 with Thm 5.2) over the antecedent columns of ``data`` (0/1, e.g. mined itemsets).
 
@@ -685,7 +849,13 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
     NODE_LIMIT, whereas finishing the ``n_iter`` iterations gives ITERATION_LIMIT); ``memory_limit`` (bytes,
     "512M", "auto" = half of the physical memory, the default, or None) on the packed data, count caches and
     iteration record.  ``target`` (benchmarks) ends the run once the best objective is at or below it
-    (``counters["reached_target"]``).  ``packed``: the :class:`SearchData` of ``data`` if already built.
+    (``counters["reached_target"]``).  ``packed``: the :class:`SearchData` of ``data`` if already built (with the
+    same weights).
+
+    Weights: ``sample_weight`` (non-negative, one per sample; default ``data.sample_weight``) times ``class_weight``
+    (None, "balanced" or ``{0: ..., 1: ...}`` over the labels of ``data.y``).  Every count of the paper becomes the
+    weight of the samples it counts and ``n`` the total weight, so integer weights give the objective of repeated
+    samples; ``w`` stays the cost of a false negative relative to a false positive.
 
     The result's model is a :class:`~optbb.frl.model.FallingRuleList`; ``lower_bound`` is NaN (no certificate);
     with no completed iteration the model is the default-only list with its real objective.  Counters: the common
@@ -709,14 +879,16 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
         feature_names = list(data.feature_names) if feature_names is None else list(feature_names)
     elif len(antecedents) != data.n_features:
         raise ValueError(f"antecedents has {len(antecedents)} entries but data has {data.n_features} columns")
+    weights = frl_weights(data, sample_weight, class_weight)
     if packed is None:
-        packed = SearchData(data.X, data.y)
-    elif packed.n_antecedents != data.n_features or packed.n != data.n_samples:
-        raise ValueError("packed does not match data")
+        packed = SearchData(data.X, data.y, weights)
+    elif packed.n_antecedents != data.n_features or packed.n != data.n_samples \
+            or packed.weighted != (weights is not None):
+        raise ValueError("packed does not match data (its samples, antecedents or weights)")
     engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
                        paper_feasibility=soft or feasibility == "paper", random_state=_check_random_state(random_state),
                        node_limit=limits.node_limit, target=target, scan_block=scan_block, record_limit=record_limit)
     result = run_search(engine, limits, verbose)
     result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
-                                      result.objective, bool(soft), feature_names or [])
+                                      result.objective, bool(soft), feature_names or [], weights)
     return result
