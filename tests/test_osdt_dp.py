@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from tests.twins.brute_trees import optimal_objective  # noqa: E402
+from twins.brute_trees import optimal_objective  # noqa: E402  (tests/ is on sys.path: conftest.py)
 
 from optbb.common.data import BinaryDataset, from_arrays, read_osdt_csv  # noqa: E402
 from optbb.common.result import Status  # noqa: E402
