@@ -374,3 +374,17 @@ def test_three_class_tree_round_trips():
     assert text.count("predict") == tree.n_leaves
     assert all(label in text for label in set(clf.predict(X)))
     assert set(Tree.from_json(s).leaves) == set(tree.leaves)
+
+
+def test_stopped_weighted_search_returns_a_consistent_tree_and_bound():
+    from optbb.datasets import load_osdt
+
+    d = load_osdt("tic-tac-toe")
+    w = np.random.default_rng(0).random(d.n_samples) + 0.5
+    data = from_arrays(d.X, d.y, d.feature_names, sample_weight=w)
+    full = solve(data, 0.02)
+    assert full.status is Status.OPTIMAL
+    for limit in (1, 30, 300):
+        res = solve(data, 0.02, node_limit=limit)
+        assert res.lower_bound <= full.objective + 1e-12 <= res.objective + 2e-12
+        assert model_objective(res.model, 0.02) == pytest.approx(res.objective, abs=1e-12)

@@ -36,7 +36,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..common.bitset import hash_words, popcount64
 from ..common.hashtable import ht_find, ht_put
@@ -61,7 +62,8 @@ F_LAMN, F_ROOTVAL = range(2)
 N_FSTATE = 2
 
 # ``ybits[c * L + l]``: samples of class ``c`` in weight layer ``l``; ``zbits[l]``: equivalent-points minority in
-# layer ``l``; ``wbits[l]``: layer ``l``; ``mult[l]``: its integer weight.  Unweighted data: one layer of weight 1.
+# layer ``l``; ``wbits[l]``: layer ``l``; ``mult[l]``: its integer weight (int64).  Unweighted data: one layer of
+# weight 1, ``mult`` a uint8 array (see :func:`is_weighted`).
 Data = namedtuple("Data", "xbits ybits zbits wbits mult")
 Memo = namedtuple("Memo", "keys hashes used fval ival lb ub feat")
 # pair-count tables of a depth-3 frame (``parent``) and of the two children of its split in progress
@@ -87,25 +89,56 @@ def majority(cnt):
     return lab, n - best
 
 
+def is_weighted(mult) -> bool:
+    """True for weighted data, known when a kernel is compiled: the layer weights ``mult`` of weighted data are
+    int64, those of unweighted data one uint8 ``1``, so each compiled kernel keeps only its own counting loop."""
+    return np.asarray(mult).dtype != np.uint8
+
+
+@overload(is_weighted, inline="always")
+def _is_weighted_typed(mult):
+    flag = mult.dtype != types.uint8
+    return lambda mult: flag
+
+
 @njit(cache=True, inline="always")
 def word_weight(w, bits, row0, i, mult):
     """Weight of the samples of word ``w`` (word ``i`` of a support) in rows ``row0 .. row0 + L - 1`` of ``bits``
     (the ``L`` weight layers of one class): ``sum_l mult[l] * popcount(w & bits[row0 + l, i])``."""
-    L = mult.shape[0]
-    if L == 1:
-        return popcount64(w & bits[row0, i])
     s = 0
-    for l in range(L):
+    for l in range(mult.shape[0]):
         s += mult[l] * popcount64(w & bits[row0 + l, i])
     return s
 
 
 @njit(cache=True)
+def _weighted_counts(S, xf, data, cnt):
+    """Class weights of ``S & xf`` into ``cnt`` (``L > 1`` weight layers); returns ``(n, z)``."""
+    ybits, zbits, mult = data.ybits, data.zbits, data.mult
+    L = mult.shape[0]
+    for c in range(cnt.shape[0]):
+        cnt[c] = 0
+    z = 0
+    for i in range(S.shape[0]):
+        w = S[i] & xf[i]
+        if w == 0:
+            continue
+        for c in range(cnt.shape[0]):
+            cnt[c] += word_weight(w, ybits, c * L, i, mult)
+        z += word_weight(w, zbits, 0, i, mult)
+    n = 0
+    for c in range(cnt.shape[0]):
+        n += cnt[c]
+    return n, z
+
+
+@njit(cache=True, inline="always")
 def support_counts(S, data, cnt):
     """Class counts (weights) of support ``S`` into ``cnt``; returns ``(n, z)``, ``z`` the equivalent-points
     minority."""
-    ybits, zbits, mult = data.ybits, data.zbits, data.mult
-    L = mult.shape[0]
+    if is_weighted(data.mult):
+        return _weighted_counts(S, S, data, cnt)
+    ybits, zbits = data.ybits, data.zbits
     for c in range(cnt.shape[0]):
         cnt[c] = 0
     z = 0
@@ -114,19 +147,20 @@ def support_counts(S, data, cnt):
         if w == 0:
             continue
         for c in range(cnt.shape[0]):
-            cnt[c] += word_weight(w, ybits, c * L, i, mult)
-        z += word_weight(w, zbits, 0, i, mult)
+            cnt[c] += popcount64(w & ybits[c, i])
+        z += popcount64(w & zbits[0, i])
     n = 0
     for c in range(cnt.shape[0]):
         n += cnt[c]
     return n, z
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_counts(S, xf, data, cnt):
     """Class counts (weights) of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``."""
-    ybits, zbits, mult = data.ybits, data.zbits, data.mult
-    L = mult.shape[0]
+    if is_weighted(data.mult):
+        return _weighted_counts(S, xf, data, cnt)
+    ybits, zbits = data.ybits, data.zbits
     for c in range(cnt.shape[0]):
         cnt[c] = 0
     z = 0
@@ -135,8 +169,8 @@ def child_counts(S, xf, data, cnt):
         if w == 0:
             continue
         for c in range(cnt.shape[0]):
-            cnt[c] += word_weight(w, ybits, c * L, i, mult)
-        z += word_weight(w, zbits, 0, i, mult)
+            cnt[c] += popcount64(w & ybits[c, i])
+        z += popcount64(w & zbits[0, i])
     n = 0
     for c in range(cnt.shape[0]):
         n += cnt[c]
@@ -144,23 +178,35 @@ def child_counts(S, xf, data, cnt):
 
 
 @njit(cache=True)
-def support_weight(S, data):
-    """Weight of support ``S`` (its number of samples when unweighted)."""
+def _weighted_mask(S, a, b, mode, data):
+    """Weight of ``S`` (mode 0), ``S & a`` (mode 1) or ``S & (a ^ b)`` (mode 2) over ``L > 1`` weight layers."""
     n = 0
     for i in range(S.shape[0]):
-        if S[i] != 0:
-            n += word_weight(S[i], data.wbits, 0, i, data.mult)
+        w = S[i] if mode == 0 else (S[i] & a[i] if mode == 1 else S[i] & (a[i] ^ b[i]))
+        if w != 0:
+            n += word_weight(w, data.wbits, 0, i, data.mult)
     return n
 
 
-@njit(cache=True)
-def support_weight_and(S, xf, data):
-    """Weight of ``S & xf``."""
+@njit(cache=True, inline="always")
+def support_weight(S, data):
+    """Weight of support ``S`` (its number of samples when unweighted)."""
+    if is_weighted(data.mult):
+        return _weighted_mask(S, S, S, 0, data)
     n = 0
     for i in range(S.shape[0]):
-        w = S[i] & xf[i]
-        if w != 0:
-            n += word_weight(w, data.wbits, 0, i, data.mult)
+        n += popcount64(S[i])
+    return n
+
+
+@njit(cache=True, inline="always")
+def support_weight_and(S, xf, data):
+    """Weight of ``S & xf``."""
+    if is_weighted(data.mult):
+        return _weighted_mask(S, xf, xf, 1, data)
+    n = 0
+    for i in range(S.shape[0]):
+        n += popcount64(S[i] & xf[i])
     return n
 
 
@@ -175,14 +221,14 @@ def split_into(out, S, xf, value):
             out[i] = S[i] & ~xf[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def weight_and_xor(S, a, b, data):
     """Weight of ``S & (a ^ b)``: the samples of ``S`` on which features ``a`` and ``b`` disagree."""
+    if is_weighted(data.mult):
+        return _weighted_mask(S, a, b, 2, data)
     c = 0
     for i in range(S.shape[0]):
-        w = S[i] & (a[i] ^ b[i])
-        if w != 0:
-            c += word_weight(w, data.wbits, 0, i, data.mult)
+        c += popcount64(S[i] & (a[i] ^ b[i]))
     return c
 
 

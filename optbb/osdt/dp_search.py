@@ -170,7 +170,7 @@ class DPEngine:
     def _pack(self, q: np.ndarray | None) -> D.Data:
         """The kernels' data: feature bitsets, class bitsets per weight layer, minority and layer bitsets."""
         if q is None:
-            layers, mult = np.ones((1, self.n), dtype=bool), np.ones(1, dtype=np.int64)
+            layers, mult = np.ones((1, self.n), dtype=bool), np.ones(1, dtype=np.uint8)  # see dp.is_weighted
         else:
             layers, mult = weight_layers(q)
         classes = np.stack([(self.y == c) for c in range(self.k)])
