@@ -330,8 +330,10 @@ def test_root_only_and_degenerate_cases():
     assert res.objective == objective_value(2, 1, 5, 0.01)
     res = solve(from_arrays(np.eye(4, dtype=np.uint8), np.array([1, 0, 0, 0], np.uint8)), 0.01, max_depth=0)
     assert res.model.n_leaves == 1
-    with pytest.raises(ValueError, match="sample weights"):
-        solve(from_arrays(X, y, sample_weight=np.ones(5)), 0.1)
+    with pytest.raises(ValueError, match="sample_weight"):  # real weights are the dynamic-programming search's
+        solve(from_arrays(X, y, sample_weight=np.arange(1.0, 6.0)), 0.1, search="leaf_set")
+    uniform = solve(from_arrays(X, y, sample_weight=np.ones(5)), 0.1, search="leaf_set")
+    assert uniform.objective == solve(from_arrays(X, y), 0.1, search="leaf_set").objective
 
 
 def test_twin_enumerates_every_leaf_count():

@@ -132,7 +132,10 @@ def test_integer_sample_weight_equals_repeated_rows(est):
     a = clone(est).fit(X, y, sample_weight=w)
     b = clone(est).fit(X.loc[X.index.repeat(w)], y.loc[y.index.repeat(w)])
     assert np.array_equal(a.predict(X), b.predict(X))
-    if type(est).__name__ in ("FRLClassifier", "SoftFRLClassifier"):  # real weights are weighted counts
+    if isinstance(est, OSDTClassifier):  # real weights: uniform ones change nothing
+        assert np.array_equal(clone(est).fit(X, y, sample_weight=np.full(60, 0.5)).predict(X), clone(est).fit(X, y)
+                              .predict(X))
+    if type(est).__name__ in ("FRLClassifier", "SoftFRLClassifier", "OSDTClassifier"):  # real weights: weighted
         return
     with pytest.raises(ValueError, match="integer sample_weight"):
         clone(est).fit(X, y, sample_weight=np.full(60, 0.5))

@@ -150,12 +150,13 @@ def _target_array(y) -> np.ndarray:
     return y_arr
 
 
-def validate_fit_input(X, y, sample_weight=None, estimator=None):
+def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: bool = False):
     """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
     the two classes, the DataFrame's feature names (or None) and validated weights.
 
-    With ``estimator`` given, ``n_features_in_`` and ``feature_names_in_`` are set on it the scikit-learn way.
-    Raises ``ValueError`` naming the problem.
+    With ``multiclass``, ``y`` may have ``k >= 2`` classes: the labels are then encoded ``0 .. k-1`` (int64) by
+    sorted class.  With ``estimator`` given, ``n_features_in_`` and ``feature_names_in_`` are set on it the
+    scikit-learn way.  Raises ``ValueError`` naming the problem.
     """
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
@@ -176,7 +177,7 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None):
     classes, y_enc = np.unique(y_arr, return_inverse=True)
     if len(classes) == 1:
         raise ValueError(f"y has a single class ({classes[0]!r}): one class is not enough, a classifier needs two")
-    if len(classes) > 2:
+    if len(classes) > 2 and not multiclass:
         raise ValueError(f"Only binary classification is supported. The type of the target is {y_type} "
                          f"(y has {len(classes)} classes)")
     if sample_weight is not None:
@@ -190,7 +191,10 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None):
                 raise ValueError("the samples of non-zero sample_weight have a single class; a classifier needs "
                                  "two classes")
         sample_weight = w0
-    X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight)
+    y_enc = y_enc.reshape(-1)
+    X01, y01, w = check_binary_arrays(X_checked, y_enc if len(classes) == 2 else y_enc > 0, sample_weight)
+    if len(classes) > 2:
+        y01 = y_enc.astype(np.int64)
     printable = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
     if len(set(printable)) != len(printable):
         raise ValueError("duplicate feature names")

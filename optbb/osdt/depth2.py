@@ -62,6 +62,14 @@ Signatures (all ``@njit(cache=True)``; arrays C-contiguous)
     The same tuple for depth <= 1 (a leaf or a stump); they need only the diagonal ``counts[c, f, f]``
     (``single_counts`` computes only that).
 The errors of the returned tree are ``round(cost - lam_n * n_leaves)``, exactly ``depth2_table(...)[n_leaves, 0]``.
+
+Sample weights (integer, in weight layers)
+------------------------------------------
+Every counting function takes an optional last argument ``mult`` (int64[L]): ``ybits`` then has ``k * L`` rows,
+row ``c * L + l`` holding the samples of class ``c`` in weight layer ``l``, and a count is the weighted count
+``sum_l mult[l] * popcount(... & ybits[c * L + l])``.  Without ``mult`` (``L = 1``) a count is a popcount.  The
+counts stay int64 and exact, so the solver, its tie rules and its guarantees are those of the repeated-rows problem
+(``optbb.osdt.dp_search.weight_layers`` builds the layers).
 ``leaf_label(class_counts) -> label`` and ``leaf_errors(class_counts) -> errors`` for one leaf; ``NO_SPLIT = -1``.
 """
 from __future__ import annotations
@@ -155,31 +163,34 @@ def _restrict_gather(xbits, ybits, support, n_s):
 
 
 @njit(cache=True)
-def _count_into(counts, totals, xs, cls, sign):
-    """``counts[c, f, g] += sign * popcount(cls[c] & xs[f] & xs[g])`` (f <= g, mirrored); ``totals`` likewise."""
+def _count_into(counts, totals, xs, cls, sign, mult):
+    """``counts[c, f, g] += sign * mult[l] * popcount(cls[c * L + l] & xs[f] & xs[g])`` (f <= g, mirrored);
+    ``totals`` likewise (``L = len(mult)`` weight layers per class)."""
     m = xs.shape[0]
-    k = cls.shape[0]
+    L = mult.shape[0]
     wc = xs.shape[1]
     row = np.empty(wc, dtype=np.uint64)
-    for c in range(k):
+    for r in range(cls.shape[0]):
+        c = r // L
+        sw = sign * mult[r - c * L]
         s = np.int64(0)
         for t in range(wc):
-            s += popcount64(cls[c, t])
-        totals[c] += sign * s
+            s += popcount64(cls[r, t])
+        totals[c] += sw * s
         for f in range(m):
             s = np.int64(0)
             for t in range(wc):
-                w = xs[f, t] & cls[c, t]
+                w = xs[f, t] & cls[r, t]
                 row[t] = w
                 s += popcount64(w)
             if s == 0:
                 continue  # every pair count with f is zero too
-            counts[c, f, f] += sign * s
+            counts[c, f, f] += sw * s
             for g in range(f + 1, m):
                 p = np.int64(0)
                 for t in range(wc):
                     p += popcount64(row[t] & xs[g, t])
-                counts[c, f, g] += sign * p
+                counts[c, f, g] += sw * p
     _mirror_upper(counts)
 
 
@@ -196,8 +207,11 @@ def _mirror_upper(counts):
                         counts[c, g, f] = counts[c, f, g]
 
 
+_ONE = np.ones(1, dtype=np.int64)  # the weight layers of unweighted data: one layer of weight 1
+
+
 @njit(cache=True)
-def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO):
+def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO, mult=None):
     """Add ``sign`` (+1 or -1) times the class counts of the samples in bitset ``rows`` to a count table.
 
     With ``sign = -1`` and ``rows`` inside the table's support this removes them; with ``+1`` and ``rows``
@@ -205,7 +219,16 @@ def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO):
     ``S'`` as ``S - (S \\ S') + (S' \\ S)`` at the cost of counting only the difference (the incremental
     frequency counting of MurTree, Demirović et al. 2022).  ``mode``: ``AUTO`` chooses between
     ``WORDS`` (skip empty words) and ``GATHER`` (pack the support's samples densely first) by estimated cost.
+    ``mult``: the weights of the layers of ``ybits`` (module docstring), None for unweighted data.
     """
+    if mult is None:
+        _accumulate(counts, totals, xbits, ybits, rows, sign, mode, _ONE)
+    else:
+        _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult)
+
+
+@njit(cache=True)
+def _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult):
     m = xbits.shape[0]
     k = ybits.shape[0]
     n_s = np.int64(0)
@@ -224,22 +247,22 @@ def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO):
         xs, cls = _restrict_gather(xbits, ybits, rows, n_s)
     else:
         xs, cls = _restrict_words(xbits, ybits, rows)
-    _count_into(counts, totals, xs, cls, sign)
+    _count_into(counts, totals, xs, cls, sign, mult)
 
 
 @njit(cache=True)
-def pair_counts(xbits, ybits, support, mode=AUTO):
+def pair_counts(xbits, ybits, support, mode=AUTO, mult=None):
     """Per-class single and pair counts of the features on ``support`` (see the module docstring)."""
     m = xbits.shape[0]
-    k = ybits.shape[0]
+    k = ybits.shape[0] if mult is None else ybits.shape[0] // mult.shape[0]
     counts = np.zeros((k, m, m), dtype=np.int64)
     totals = np.zeros(k, dtype=np.int64)
-    accumulate_pair_counts(counts, totals, xbits, ybits, support, 1, mode)
+    accumulate_pair_counts(counts, totals, xbits, ybits, support, 1, mode, mult)
     return counts, totals
 
 
 @njit(cache=True)
-def split_counts(xbits, ybits, support, counts, totals, f):
+def split_counts(xbits, ybits, support, counts, totals, f, mult=None):
     """Count tables of the two children of a split on ``f``: ``(left, left_totals, right, right_totals)``.
 
     Only the smaller child is counted; the other is the parent's table minus it.  ``left`` is the side
@@ -249,12 +272,12 @@ def split_counts(xbits, ybits, support, counts, totals, f):
     right = np.empty_like(counts)
     left_t = np.empty_like(totals)
     right_t = np.empty_like(totals)
-    split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t)
+    split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t, mult)
     return left, left_t, right, right_t
 
 
 @njit(cache=True)
-def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t):
+def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t, mult=None):
     """:func:`split_counts` writing into ``left``/``right`` (shape of ``counts``) and ``left_t``/``right_t``."""
     nw = support.shape[0]
     one = np.empty(nw, dtype=np.uint64)
@@ -268,11 +291,11 @@ def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, ri
         n0 += popcount64(zero[j])
     if n1 <= n0:
         _zero_table(right, right_t)
-        accumulate_pair_counts(right, right_t, xbits, ybits, one, 1)
+        accumulate_pair_counts(right, right_t, xbits, ybits, one, 1, AUTO, mult)
         _difference_into(left, left_t, counts, totals, right, right_t)
     else:
         _zero_table(left, left_t)
-        accumulate_pair_counts(left, left_t, xbits, ybits, zero, 1)
+        accumulate_pair_counts(left, left_t, xbits, ybits, zero, 1, AUTO, mult)
         _difference_into(right, right_t, counts, totals, left, left_t)
 
 
@@ -442,9 +465,9 @@ def depth2_from_counts(counts, totals, lam_n):
 
 
 @njit(cache=True)
-def depth2(xbits, ybits, support, lam_n):
+def depth2(xbits, ybits, support, lam_n, mult=None):
     """Optimal depth <= 2 subtree of ``support``: ``(cost, n_leaves, f_root, f_left, f_right)``."""
-    counts, totals = pair_counts(xbits, ybits, support)
+    counts, totals = pair_counts(xbits, ybits, support, AUTO, mult)
     return depth2_from_counts(counts, totals, lam_n)
 
 
@@ -485,30 +508,40 @@ def depth1_from_counts(counts, totals, lam_n):
 
 
 @njit(cache=True)
-def single_counts(xbits, ybits, support):
+def single_counts(xbits, ybits, support, mult=None):
     """Only the diagonal of :func:`pair_counts` (enough for depth <= 1); off-diagonal entries stay zero."""
+    if mult is None:
+        return _single_counts(xbits, ybits, support, _ONE)
+    return _single_counts(xbits, ybits, support, mult)
+
+
+@njit(cache=True)
+def _single_counts(xbits, ybits, support, mult):
     m = xbits.shape[0]
-    k = ybits.shape[0]
+    L = mult.shape[0]
+    k = ybits.shape[0] // L
     nw = support.shape[0]
     counts = np.zeros((k, m, m), dtype=np.int64)
     totals = np.zeros(k, dtype=np.int64)
-    for c in range(k):
+    for r in range(ybits.shape[0]):
+        c = r // L
+        wt = mult[r - c * L]
         s = np.int64(0)
         for j in range(nw):
-            s += popcount64(ybits[c, j] & support[j])
-        totals[c] = s
+            s += popcount64(ybits[r, j] & support[j])
+        totals[c] += wt * s
         for f in range(m):
             s = np.int64(0)
             for j in range(nw):
-                s += popcount64(xbits[f, j] & ybits[c, j] & support[j])
-            counts[c, f, f] = s
+                s += popcount64(xbits[f, j] & ybits[r, j] & support[j])
+            counts[c, f, f] += wt * s
     return counts, totals
 
 
 @njit(cache=True)
-def depth1(xbits, ybits, support, lam_n):
+def depth1(xbits, ybits, support, lam_n, mult=None):
     """Optimal depth <= 1 subtree of ``support``: ``(cost, n_leaves, f_root, -1, -1)``."""
-    counts, totals = single_counts(xbits, ybits, support)
+    counts, totals = single_counts(xbits, ybits, support, mult)
     return depth1_from_counts(counts, totals, lam_n)
 
 

@@ -21,6 +21,12 @@ the bound asked) leaves a lower bound that later visits reuse.  Bounds per subpr
   Thm C.1 applied to the subproblem), so one with at most 3 leaves has depth <= 2 and goes to the depth-2 solver
   (:func:`optbb.osdt.depth2.depth2`, pair counts), as does every subproblem with a depth budget of 2.
 
+Sample weights: every count is a weighted count in integer weight units (``errors`` is the weight of the
+misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.dp_search.weight_layers`): the samples are
+split into ``L`` layers of one integer weight each, and a count is ``sum_l weight_l * popcount(S & layer_l & ...)``.
+An integer-weighted problem is the problem of its repeated rows, so every bound below holds as stated with counts
+read as weights; unweighted data is one layer of weight 1 (plain popcounts).
+
 All state lives in arrays (``Stack``, ``Memo``, ``st``, ``fp``) so the search runs in chunks of ``work`` actions
 that return to Python, which grows the memo, checks limits and samples the global lower bound.  Nothing partial is
 committed when the memo is full: the chunk returns ``NEED_MEMORY`` before the action that would insert.
@@ -30,11 +36,12 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from ..common.bitset import hash_words, popcount64
 from ..common.hashtable import ht_find, ht_put
-from .depth2 import accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
+from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
 
 UNLIMITED = 1 << 30  # depth budget without max_depth
 # frame phases
@@ -54,7 +61,10 @@ N_IPARAMS = 7
 F_LAMN, F_ROOTVAL = range(2)
 N_FSTATE = 2
 
-Data = namedtuple("Data", "xbits ybits zbits")
+# ``ybits[c * L + l]``: samples of class ``c`` in weight layer ``l``; ``zbits[l]``: equivalent-points minority in
+# layer ``l``; ``wbits[l]``: layer ``l``; ``mult[l]``: its integer weight (int64).  Unweighted data: one layer of
+# weight 1, ``mult`` a uint8 array (see :func:`is_weighted`).
+Data = namedtuple("Data", "xbits ybits zbits wbits mult")
 Memo = namedtuple("Memo", "keys hashes used fval ival lb ub feat")
 # pair-count tables of a depth-3 frame (``parent``) and of the two children of its split in progress
 Tables = namedtuple("Tables", "parent parent_t left left_t right right_t")
@@ -79,9 +89,55 @@ def majority(cnt):
     return lab, n - best
 
 
+def is_weighted(mult) -> bool:
+    """True for weighted data, known when a kernel is compiled: the layer weights ``mult`` of weighted data are
+    int64, those of unweighted data one uint8 ``1``, so each compiled kernel keeps only its own counting loop."""
+    return np.asarray(mult).dtype != np.uint8
+
+
+@overload(is_weighted, inline="always")
+def _is_weighted_typed(mult):
+    flag = mult.dtype != types.uint8
+    return lambda mult: flag
+
+
+@njit(cache=True, inline="always")
+def word_weight(w, bits, row0, i, mult):
+    """Weight of the samples of word ``w`` (word ``i`` of a support) in rows ``row0 .. row0 + L - 1`` of ``bits``
+    (the ``L`` weight layers of one class): ``sum_l mult[l] * popcount(w & bits[row0 + l, i])``."""
+    s = 0
+    for l in range(mult.shape[0]):
+        s += mult[l] * popcount64(w & bits[row0 + l, i])
+    return s
+
+
 @njit(cache=True)
+def _weighted_counts(S, xf, data, cnt):
+    """Class weights of ``S & xf`` into ``cnt`` (``L > 1`` weight layers); returns ``(n, z)``."""
+    ybits, zbits, mult = data.ybits, data.zbits, data.mult
+    L = mult.shape[0]
+    for c in range(cnt.shape[0]):
+        cnt[c] = 0
+    z = 0
+    for i in range(S.shape[0]):
+        w = S[i] & xf[i]
+        if w == 0:
+            continue
+        for c in range(cnt.shape[0]):
+            cnt[c] += word_weight(w, ybits, c * L, i, mult)
+        z += word_weight(w, zbits, 0, i, mult)
+    n = 0
+    for c in range(cnt.shape[0]):
+        n += cnt[c]
+    return n, z
+
+
+@njit(cache=True, inline="always")
 def support_counts(S, data, cnt):
-    """Class counts of support ``S`` into ``cnt``; returns ``(n, z)``, ``z`` the equivalent-points minority."""
+    """Class counts (weights) of support ``S`` into ``cnt``; returns ``(n, z)``, ``z`` the equivalent-points
+    minority."""
+    if is_weighted(data.mult):
+        return _weighted_counts(S, S, data, cnt)
     ybits, zbits = data.ybits, data.zbits
     for c in range(cnt.shape[0]):
         cnt[c] = 0
@@ -92,16 +148,18 @@ def support_counts(S, data, cnt):
             continue
         for c in range(cnt.shape[0]):
             cnt[c] += popcount64(w & ybits[c, i])
-        z += popcount64(w & zbits[i])
+        z += popcount64(w & zbits[0, i])
     n = 0
     for c in range(cnt.shape[0]):
         n += cnt[c]
     return n, z
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_counts(S, xf, data, cnt):
-    """Class counts of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``."""
+    """Class counts (weights) of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``."""
+    if is_weighted(data.mult):
+        return _weighted_counts(S, xf, data, cnt)
     ybits, zbits = data.ybits, data.zbits
     for c in range(cnt.shape[0]):
         cnt[c] = 0
@@ -112,11 +170,44 @@ def child_counts(S, xf, data, cnt):
             continue
         for c in range(cnt.shape[0]):
             cnt[c] += popcount64(w & ybits[c, i])
-        z += popcount64(w & zbits[i])
+        z += popcount64(w & zbits[0, i])
     n = 0
     for c in range(cnt.shape[0]):
         n += cnt[c]
     return n, z
+
+
+@njit(cache=True)
+def _weighted_mask(S, a, b, mode, data):
+    """Weight of ``S`` (mode 0), ``S & a`` (mode 1) or ``S & (a ^ b)`` (mode 2) over ``L > 1`` weight layers."""
+    n = 0
+    for i in range(S.shape[0]):
+        w = S[i] if mode == 0 else (S[i] & a[i] if mode == 1 else S[i] & (a[i] ^ b[i]))
+        if w != 0:
+            n += word_weight(w, data.wbits, 0, i, data.mult)
+    return n
+
+
+@njit(cache=True, inline="always")
+def support_weight(S, data):
+    """Weight of support ``S`` (its number of samples when unweighted)."""
+    if is_weighted(data.mult):
+        return _weighted_mask(S, S, S, 0, data)
+    n = 0
+    for i in range(S.shape[0]):
+        n += popcount64(S[i])
+    return n
+
+
+@njit(cache=True, inline="always")
+def support_weight_and(S, xf, data):
+    """Weight of ``S & xf``."""
+    if is_weighted(data.mult):
+        return _weighted_mask(S, xf, xf, 1, data)
+    n = 0
+    for i in range(S.shape[0]):
+        n += popcount64(S[i] & xf[i])
+    return n
 
 
 @njit(cache=True)
@@ -130,9 +221,11 @@ def split_into(out, S, xf, value):
             out[i] = S[i] & ~xf[i]
 
 
-@njit(cache=True)
-def popcount_and_xor(S, a, b):
-    """``popcount(S & (a ^ b))``: the samples of ``S`` on which features ``a`` and ``b`` disagree."""
+@njit(cache=True, inline="always")
+def weight_and_xor(S, a, b, data):
+    """Weight of ``S & (a ^ b)``: the samples of ``S`` on which features ``a`` and ``b`` disagree."""
+    if is_weighted(data.mult):
+        return _weighted_mask(S, a, b, 2, data)
     c = 0
     for i in range(S.shape[0]):
         c += popcount64(S[i] & (a[i] ^ b[i]))
@@ -178,7 +271,8 @@ def incremental_accuracy_bound(lb0, lb1, s0, s1):
 @njit(cache=True, inline="always")
 def similar_support_bound(lb_known, n_differing):
     """Similar support bound (OSDT Thm F.1, Eq. 19; GOSDT): a tree for support ``A`` applied to ``B`` changes the
-    cost by at most one mistake per sample in the symmetric difference, so ``opt(B) >= lb(A) - |A xor B|``."""
+    cost by at most one mistake per sample in the symmetric difference, so ``opt(B) >= lb(A) - |A xor B|`` (with
+    weights: the weight of the symmetric difference)."""
     return lb_known - n_differing
 
 
@@ -386,7 +480,7 @@ def _table_of(k, S, data, st, tabs):
     smaller child each (the other is the difference)."""
     tabs.parent[:, :, :] = 0
     tabs.parent_t[:] = 0
-    accumulate_pair_counts(tabs.parent, tabs.parent_t, data.xbits, data.ybits, S, 1)
+    accumulate_pair_counts(tabs.parent, tabs.parent_t, data.xbits, data.ybits, S, 1, AUTO, data.mult)
     st[S_TFRAME] = k
     st[S_TFEAT] = -1
 
@@ -401,14 +495,14 @@ def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
         side = stk.first[p] if stk.phase[p] == WAIT_A else 1 - stk.first[p]
         if st[S_TFEAT] != f:
             split_counts_into(data.xbits, data.ybits, stk.sup[p], tabs.parent, tabs.parent_t, f, tabs.left,
-                              tabs.left_t, tabs.right, tabs.right_t)
+                              tabs.left_t, tabs.right, tabs.right_t, data.mult)
             st[S_TFEAT] = f
         if side == 0:
             v, _, g, gl, gr = depth2_from_counts(tabs.left, tabs.left_t, lam_n)
         else:
             v, _, g, gl, gr = depth2_from_counts(tabs.right, tabs.right_t, lam_n)
         return v, g, gl, gr
-    v, _, g, gl, gr = depth2(data.xbits, data.ybits, S, lam_n)
+    v, _, g, gl, gr = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
     return v, g, gl, gr
 
 
@@ -436,9 +530,7 @@ def _finish_feature(k, j, data, stk, ip):
     if ip[P_SIMILAR] == 0:
         return
     S = stk.sup[k]
-    n = 0
-    for i in range(S.shape[0]):
-        n += popcount64(S[i])
+    n = support_weight(S, data)
     a0, a1 = lb0[j], lb1[j]
     best = stk.best[k]
     # only worth a pass when a known child bound could lift some later split past the incumbent
@@ -449,7 +541,7 @@ def _finish_feature(k, j, data, stk, ip):
     for jj in range(j + 1, stk.nfeat[k]):
         if lbf[jj] >= best:
             continue
-        diff = popcount_and_xor(S, xf, xbits[stk.order[k, jj]])
+        diff = weight_and_xor(S, xf, xbits[stk.order[k, jj]], data)
         same = n - diff
         v0 = max(similar_support_bound(a0, diff), similar_support_bound(a1, same))
         v1 = max(similar_support_bound(a1, diff), similar_support_bound(a0, same))
@@ -469,10 +561,7 @@ def _first_child(k, j, data, stk):
     if a != b:
         return 0 if a > b else 1
     S, xf = stk.sup[k], data.xbits[stk.order[k, j]]
-    n1, n = 0, 0
-    for i in range(S.shape[0]):
-        n += popcount64(S[i])
-        n1 += popcount64(S[i] & xf[i])
+    n, n1 = support_weight(S, data), support_weight_and(S, xf, data)
     return 0 if n - n1 >= n1 else 1
 
 

@@ -6,6 +6,11 @@ driver protocol (:mod:`optbb.common.driver`): ``start``, ``step`` (one Numba chu
 ``queue_size`` and ``finish``; the driver owns limits, Ctrl-C, chunk sizing, trace, progress and the result.
 
 Labels may have ``k >= 2`` classes (``0 .. k-1``); a leaf predicts its majority class (ties: the largest label).
+
+Sample weights: the objective is ``weight of the misclassified samples / total weight + lambda * leaves``.  The
+search counts in integer weight units (:func:`fixed_point_weights`): integer weights as they are, so a weight
+``k`` is exactly ``k`` repeated rows, and real weights in 52-bit fixed point (sums exact in int64 and float64); the
+samples are grouped into integer weight layers (:func:`weight_layers`) that the kernels count with popcounts.
 """
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..common.bitset import n_words, pack, pack_rows
+from ..common.bitset import n_words, pack_rows
 from ..common.bounds import objective_value
 from ..common.equivalence import equivalence_classes
 from ..common import driver
@@ -31,26 +36,66 @@ _CODES = {D.RUNNING: driver.RUNNING, D.DONE: driver.DONE, D.NODE_LIMIT: driver.N
 _BIG = 1 << 62
 
 
-def class_minority_bits(X: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
-    """Equivalent points (OSDT Thm B.2) for ``k`` classes: the samples outside their group's majority class, one
-    group per distinct feature vector (ties: the largest label is the majority, as for a leaf)."""
+FIXED_POINT_BITS = 52  # real weights are scaled so that their total is below 2**52: every partial sum is exact
+
+
+def fixed_point_weights(w: np.ndarray) -> np.ndarray:
+    """Positive weights as int64 weight units: integer weights unchanged (when their total is below 2**52), real
+    weights times the power of two that brings their total just below 2**52, rounded (at least 1).
+
+    Sums of these units are exact in int64 and float64, so the search is exactly the search of the repeated-rows
+    problem they define; for real weights that problem's objective differs from the real one by less than
+    ``n * 2**-51`` for every tree.
+    """
+    w = np.asarray(w, dtype=np.float64)
+    total = float(w.sum())
+    if np.array_equal(w, np.round(w)) and total < 2.0 ** FIXED_POINT_BITS:
+        return w.astype(np.int64)
+    shift = FIXED_POINT_BITS - 1 - int(np.ceil(np.log2(total)))
+    return np.maximum(np.round(np.ldexp(w, shift)), 1.0).astype(np.int64)
+
+
+def weight_layers(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(layers, mult)``: boolean ``(L, n)`` layer membership and int64 ``(L,)`` layer weights with
+    ``q = sum_l mult[l] * layers[l]``, the fewer layers of two forms: one layer per distinct weight, or the binary
+    digits of the weights (``mult[l] = 2**l``).  A count over a support then costs ``L`` popcounts per word."""
+    q = np.asarray(q, dtype=np.int64)
+    values = np.unique(q)
+    n_bits = int(q.max()).bit_length()
+    if len(values) <= n_bits:
+        return q[None, :] == values[:, None], values.astype(np.int64)
+    digits = np.arange(n_bits, dtype=np.int64)
+    layers = ((q[None, :] >> digits[:, None]) & 1).astype(bool)
+    keep = layers.any(axis=1)
+    return layers[keep], (np.int64(1) << digits)[keep]
+
+
+def class_minority_bits(X: np.ndarray, y: np.ndarray, n_classes: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """Equivalent points (OSDT Thm B.2) for ``k`` classes: the samples outside their group's majority class (by
+    weight), one group per distinct feature vector (ties: the largest label is the majority, as for a leaf)."""
     groups = equivalence_classes(X)
     counts = np.zeros((int(groups.max(initial=-1)) + 1, n_classes), dtype=np.int64)
-    np.add.at(counts, (groups, y), 1)
+    np.add.at(counts, (groups, y), 1 if weights is None else weights)
     major = n_classes - 1 - np.argmax(counts[:, ::-1], axis=1)
-    return pack((y != major[groups]).astype(np.uint8))
+    return (y != major[groups])
 
 
-def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int):
-    """Per leaf: (majority label, samples, errors), labels by majority with ties to the largest label."""
+def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int, weights: np.ndarray | None = None):
+    """Per leaf: (majority label, samples, misclassified samples, class counts, weight of the misclassified
+    samples), labels by (weighted) majority with ties to the largest label; class counts are weights when
+    ``weights`` is given."""
     out = []
     for leaf in leaves:
         hit = np.ones(X.shape[0], dtype=bool)
         for f, v in leaf:
             hit &= X[:, f] == v
-        cnt = np.bincount(y[hit], minlength=n_classes)
+        cnt = np.bincount(y[hit], weights=None if weights is None else weights[hit], minlength=n_classes)
         lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
-        out.append((lab, int(hit.sum()), int(hit.sum() - cnt[lab]), [int(c) for c in cnt]))
+        n = int(hit.sum())
+        wrong = cnt.sum() - cnt[lab]
+        counts = [int(c) if float(c).is_integer() else float(c) for c in cnt]  # the form JSON reads back
+        out.append((lab, n, int(np.count_nonzero(y[hit] != lab)), counts,
+                    int(wrong) if weights is None else float(wrong)))
     return out
 
 
@@ -58,38 +103,46 @@ def phase_is_open(stack, k: int) -> bool:
     return int(stack.phase[k]) == D.OPEN
 
 
-def make_tree(X, y, leaves, names, n_classes) -> tuple[Tree, int]:
-    """The :class:`Tree` of a leaf set with majority labels, and its number of errors."""
-    stats = leaf_stats(X, y, leaves, n_classes)
+def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
+    """The :class:`Tree` of a leaf set with (weighted) majority labels, and the weight of its errors (their number
+    when unweighted).  Leaves carry their numbers of samples and of misclassified samples, and their class counts
+    (class weights when weighted)."""
+    stats = leaf_stats(X, y, leaves, n_classes, weights)
     tree = Tree(list(leaves), [s[0] for s in stats], list(names), [s[1] for s in stats], [s[2] for s in stats],
                 class_counts=[s[3] for s in stats])
-    return tree, sum(s[2] for s in stats)
+    return tree, sum(s[4] for s in stats)
 
 
 class DPEngine:
     """Depth-first branch and bound over supports with a memo table (see :mod:`optbb.osdt.dp`).
 
     ``X`` (0/1, samples x features), ``y`` (labels 0..k-1), ``lam`` (per-leaf penalty, >= 0), ``max_depth`` (None:
-    unlimited), ``incumbent``: leaves of an initial tree (e.g. CART) or None.
+    unlimited), ``incumbent``: leaves of an initial tree (e.g. CART) or None, ``sample_weight``: positive weights
+    or None (uniform).
     """
 
     name = "osdt-dp"
 
     def __init__(self, X: np.ndarray, y: np.ndarray, lam: float, max_depth: int | None = None,
                  feature_names=None, incumbent=None, node_limit: int | None = None, similar_support: bool = True,
-                 small_subproblems: bool = True, capacity: int = 1024, memory_limit: int | None = None):
+                 small_subproblems: bool = True, capacity: int = 1024, memory_limit: int | None = None,
+                 sample_weight: np.ndarray | None = None):
         self.X = np.ascontiguousarray(X, dtype=np.uint8)
         self.y = np.ascontiguousarray(y, dtype=np.int64)
         self.n, self.m = self.X.shape
         self.k = max(2, int(self.y.max(initial=0)) + 1)
         self.lam = float(lam)
-        self.lam_n = self.lam * self.n
+        # weights: ``w`` the real ones (the model and its objective), ``q`` the search's integer units
+        self.w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        q = None if self.w is None else fixed_point_weights(self.w)
+        self.qf = None if q is None else q.astype(np.float64)
+        self.total = self.n if q is None else int(q.sum())
+        self.w_total = self.n if self.w is None else float(self.w.sum())
+        self.lam_n = self.lam * self.total
         self.max_depth = max_depth
         self.names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(self.m)]
         self.W = n_words(self.n)
-        ybits = pack_rows(np.stack([(self.y == c) for c in range(self.k)]).astype(np.uint8))
-        self.data = D.Data(np.ascontiguousarray(pack_rows(self.X.T)), np.ascontiguousarray(ybits),
-                           np.ascontiguousarray(class_minority_bits(self.X, self.y, self.k)))
+        self.data = self._pack(q)
         self.depth = D.UNLIMITED if max_depth is None else int(max_depth)
         self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
         self.ip[D.P_N], self.ip[D.P_M], self.ip[D.P_K], self.ip[D.P_D] = self.n, self.m, self.k, self.depth
@@ -101,12 +154,11 @@ class DPEngine:
         self.st[D.S_TOP] = -1
         self.st[D.S_TFRAME] = -1
         # the incumbent outside the search: the given tree if it beats the root leaf
-        self.inc_tree, errors = make_tree(self.X, self.y, [()], self.names, self.k)
-        self.inc_cost = errors + self.lam_n
+        self.inc_leaves, self.inc_cost = [()], self._tree_cost([()])
         if incumbent is not None:
-            tree, err = make_tree(self.X, self.y, incumbent, self.names, self.k)
-            if err + self.lam_n * tree.n_leaves < self.inc_cost:
-                self.inc_tree, self.inc_cost = tree, err + self.lam_n * tree.n_leaves
+            cost = self._tree_cost(incumbent)
+            if cost < self.inc_cost:
+                self.inc_leaves, self.inc_cost = list(incumbent), cost
         self.capacity = int(capacity)
         self.memory_limit = memory_limit
         self.memo = None
@@ -115,6 +167,23 @@ class DPEngine:
         self._best_lb = 0.0
 
     # -- arrays --------------------------------------------------------------------------------------------------
+    def _pack(self, q: np.ndarray | None) -> D.Data:
+        """The kernels' data: feature bitsets, class bitsets per weight layer, minority and layer bitsets."""
+        if q is None:
+            layers, mult = np.ones((1, self.n), dtype=bool), np.ones(1, dtype=np.uint8)  # see dp.is_weighted
+        else:
+            layers, mult = weight_layers(q)
+        classes = np.stack([(self.y == c) for c in range(self.k)])
+        ybits = pack_rows((classes[:, None, :] & layers[None, :, :]).reshape(-1, self.n))
+        zbits = pack_rows(class_minority_bits(self.X, self.y, self.k, q)[None, :] & layers)
+        c = np.ascontiguousarray
+        return D.Data(c(pack_rows(self.X.T)), c(ybits), c(zbits), c(pack_rows(layers)), c(mult))
+
+    def _tree_cost(self, leaves) -> float:
+        """Cost of a leaf set in the search's units (weight of the errors + lambda N per leaf)."""
+        errors = sum(s[4] for s in leaf_stats(self.X, self.y, leaves, self.k, self.qf))
+        return errors + self.lam_n * len(leaves)
+
     def _new_memo(self, cap: int):
         table = new_table(2 * cap, self.W + 1)
         return D.Memo(*table, np.zeros(cap, np.float64), np.zeros(cap, np.float64), np.zeros(cap, np.int64))
@@ -181,7 +250,7 @@ class DPEngine:
         return self.st[D.S_TOP] < 0 and self.st[D.S_ROOTKIND] != 0
 
     def incumbent(self) -> float:
-        return self._incumbent_cost() / self.n
+        return self._incumbent_cost() / self.total
 
     def _incumbent_cost(self) -> float:
         if self._root_done():
@@ -205,14 +274,14 @@ class DPEngine:
         v = float(D.global_lower_bound(self.data, self.stack, self.st, self.fp))
         v = min(v, self._incumbent_cost())
         self._best_lb = max(self._best_lb, v)
-        return self._best_lb / self.n
+        return self._best_lb / self.total
 
     def queue_size(self) -> int:
         return int(self.st[D.S_TOP]) + 1
 
     def finish(self, status: Status):
         model, errors = self._model()
-        objective = objective_value(errors, model.n_leaves, self.n, self.lam)
+        objective = objective_value(errors, model.n_leaves, self.w_total, self.lam)
         if status is Status.OPTIMAL:
             lower_bound = objective
         else:
@@ -240,10 +309,8 @@ class DPEngine:
             if cost < self.inc_cost:
                 leaves = build(())
         if leaves is None:
-            errors = sum(self.inc_tree.errors)
-            return self.inc_tree, errors
-        tree, errors = make_tree(self.X, self.y, leaves, self.names, self.k)
-        return tree, errors
+            leaves = self.inc_leaves
+        return make_tree(self.X, self.y, leaves, self.names, self.k, self.w)
 
     def _leaf_cost(self, S: np.ndarray) -> float:
         cnt = np.zeros(self.k, np.int64)
@@ -256,12 +323,14 @@ class DPEngine:
         rows = np.flatnonzero(np.unpackbits(S.view(np.uint8), bitorder="little")[:self.n])
         if len(rows) < 2 or len(np.unique(self.y[rows])) < 2 or d < 1:
             return None
-        lam_sub = max(self.lam_n / len(rows), 0.5 / len(rows))
+        q = None if self.qf is None else self.qf[rows]
+        total = len(rows) if q is None else q.sum()
+        lam_sub = max(self.lam_n / total, 0.5 / len(rows))
         leaves = cart_warm_start(self.X[rows], self.y[rows], min(lam_sub, 1.0), None if d >= D.UNLIMITED else d,
-                                 None)
+                                 None, q)
         if not leaves:
             return None
-        errors = sum(s[2] for s in leaf_stats(self.X[rows], self.y[rows], leaves, self.k))
+        errors = sum(s[4] for s in leaf_stats(self.X[rows], self.y[rows], leaves, self.k, q))
         return errors + self.lam_n * len(leaves), (lambda path: [path + leaf for leaf in leaves])
 
     def _known_tree(self, S: np.ndarray, d: int, greedy: bool = False):
@@ -325,7 +394,7 @@ class DPEngine:
             _, f = D.solve_depth1(S, n, cnt, z, data, lam_n, tmp)
             return [path] if f < 0 else [path + ((f, 0),), path + ((f, 1),)]
         if d == 2 or (self.ip[D.P_SMALL] and e - z <= 3.0 * lam_n):
-            _, _, f, fl, fr = depth2(data.xbits, data.ybits, S, lam_n)
+            _, _, f, fl, fr = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
             if f < 0:
                 return [path]
             out = []
@@ -361,18 +430,27 @@ def check_labels(labels, n_samples: int) -> np.ndarray:
 def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: int | None = None,
              feature_names=None, warm_start: str | None = "cart", time_limit: float | None = None,
              node_limit: int | None = None, memory_limit="auto", verbose: int = 0,
-             similar_support: bool = True) -> SearchResult:
+             similar_support: bool = True, sample_weight: np.ndarray | None = None) -> SearchResult:
     """Optimal tree minimising ``errors / N + regularization * leaves`` (depth <= ``max_depth``) by the
-    dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  Arguments are assumed checked (see
+    dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  With ``sample_weight`` (non-negative,
+    not all zero) ``errors / N`` is the weight of the misclassified samples over the total weight; samples of
+    weight 0 are left out (as repeated rows would leave them out).  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`)."""
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.ascontiguousarray(y, dtype=np.int64)
+    w = None
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if np.any(w == 0):
+            keep = w > 0
+            X, y, w = np.ascontiguousarray(X[keep]), np.ascontiguousarray(y[keep]), w[keep]
+        if np.all(w == w[0]):
+            w = None  # uniform weights: the unweighted objective
     incumbent = None
     if warm_start == "cart" and len(np.unique(y)) >= 2 and (max_depth is None or max_depth >= 1):
-
         # a penalty below 1 / (2N) only loosens CART's stopping rules; it also caps its leaves at N
-        incumbent = cart_warm_start(X, y, max(float(regularization), 0.5 / X.shape[0]), max_depth, None)
+        incumbent = cart_warm_start(X, y, max(float(regularization), 0.5 / X.shape[0]), max_depth, None, w)
     limits = Limits(time_limit, node_limit, memory_limit)
     engine = DPEngine(X, y, regularization, max_depth, feature_names, incumbent, limits.node_limit,
-                      similar_support=similar_support, memory_limit=limits.memory_limit)
+                      similar_support=similar_support, memory_limit=limits.memory_limit, sample_weight=w)
     return driver.run_search(engine, limits, verbose)

@@ -5,11 +5,13 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 
 from ..common.data import BinaryDataset
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
-                                 display_names, expand_weights, validate_fit_input, validate_predict_input)
-from .search import OPTION_CONSTRAINTS, solve
+                                 display_names, validate_fit_input, validate_predict_input)
+from ..common.weights import combined_weights
+from .search import OPTION_CONSTRAINTS, choose_search, solve
 
 
 class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
@@ -17,7 +19,10 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
 
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
     :func:`optbb.osdt.solve` for every option).  ``X`` must hold only 0/1 values (numpy array or DataFrame);
-    ``y`` any two labels.  ``search``: ``"auto"`` (the default: the dynamic-programming search unless an option
+    ``y`` any ``k >= 2`` labels (more than two need the dynamic-programming search).  ``class_weight``: None,
+    ``"balanced"`` (``n_samples / (k * class count)``, counted on ``sample_weight``) or a dict ``{label: weight}``;
+    with it and ``fit``'s ``sample_weight`` the loss is the weight of the misclassified samples over the total
+    weight (non-uniform weights need the dynamic-programming search).  ``search``: ``"auto"`` (the default: the dynamic-programming search unless an option
     only the leaf-set search has is set: ``policy``, ``ablation``, ``upper_bound``, ``max_leaves``), ``"dp"`` or
     ``"leaf_set"`` (the OSDT paper's search).  ``regularization`` lies in (0, 1]; 0 is accepted only by the
     dynamic-programming search with a ``max_depth`` (minimum errors): the leaf-set search is sized by the a-priori
@@ -34,6 +39,7 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "regularization": [Number(Real, 0, 1, closed="both")],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         **OPTION_CONSTRAINTS,
         **LIMIT_CONSTRAINTS,
         **FEATURE_NAMES_CONSTRAINT,
@@ -41,7 +47,7 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, regularization=0.05, policy="curiosity", ablation=(), initial_tree="cart", max_depth=None,
                  max_leaves=None, time_limit=None, node_limit=None, memory_limit="auto", verbose=0,
-                 upper_bound=None, feature_names=None, search="auto"):
+                 upper_bound=None, feature_names=None, search="auto", class_weight=None):
         self.regularization = regularization
         self.policy = policy
         self.ablation = ablation
@@ -55,18 +61,31 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.upper_bound = upper_bound
         self.feature_names = feature_names
         self.search = search
+        self.class_weight = class_weight
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        return tags
 
     def fit(self, X, y, sample_weight=None):
-        """Solve OSDT on ``(X, y)``.  ``sample_weight``: non-negative integers only, a weight ``k`` counting a sample
-        ``k`` times (the loss is a misclassification rate over counted samples); fractional weights raise."""
+        """Solve OSDT on ``(X, y)``.  ``sample_weight``: non-negative real weights (times ``class_weight``); the
+        loss is the weight of the misclassified samples over the total weight, so an integer weight ``k`` counts a
+        sample ``k`` times."""
         self._validate_params()
-        Xc, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self)
-        Xc, y01 = expand_weights(Xc, y01, w, "OSDTClassifier")
-        data = BinaryDataset(Xc, y01, display_names(self.feature_names, names, Xc.shape[1]))
-        result = solve(data, self.regularization, search=self.search, policy=self.policy, ablation=self.ablation,
-                       initial_tree=self.initial_tree, upper_bound=self.upper_bound, max_depth=self.max_depth,
-                       max_leaves=self.max_leaves, time_limit=self.time_limit, node_limit=self.node_limit,
-                       memory_limit=self.memory_limit, verbose=self.verbose)
+        Xc, y_enc, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True)
+        weights = combined_weights(y_enc, w, self.class_weight, classes, "OSDTClassifier")
+        leaf_set_options = dict(policy=self.policy, ablation=self.ablation, upper_bound=self.upper_bound,
+                                max_leaves=self.max_leaves)
+        if len(classes) > 2 and choose_search(self.search, **leaf_set_options) == "leaf_set":
+            raise ValueError(f"OSDTClassifier: y has {len(classes)} classes; search='leaf_set' (and its options "
+                             "policy, ablation, upper_bound, max_leaves) takes two classes only: use search='dp' "
+                             "or 'auto' without those options")
+        data = BinaryDataset(Xc, y_enc > 0, display_names(self.feature_names, names, Xc.shape[1]), weights)
+        result = solve(data, self.regularization, search=self.search, initial_tree=self.initial_tree,
+                       max_depth=self.max_depth, time_limit=self.time_limit, node_limit=self.node_limit,
+                       memory_limit=self.memory_limit, verbose=self.verbose,
+                       labels=y_enc if len(classes) > 2 else None, **leaf_set_options)
         self.classes_ = classes
         result.model.classes = list(classes)
         self.tree_ = result.model
@@ -83,15 +102,17 @@ class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         return self.tree_.text() if hasattr(self, "tree_") else repr(self)
 
     def predict_proba(self, X) -> np.ndarray:
-        """``(n, 2)`` class probabilities, columns in ``classes_`` order: the training class frequencies of the leaf
-        each row falls in, Laplace-smoothed with one more pseudo-count on the leaf's label
+        """``(n, k)`` class probabilities, columns in ``classes_`` order: the training class frequencies (weights,
+        with ``sample_weight`` or ``class_weight``) of the leaf each row falls in, Laplace-smoothed with one more
+        pseudo-count on the leaf's label
         (``(c_k + 1 + [k == label]) / (n + K + 1)``, see :mod:`optbb.common.proba`), so that
         ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
         X01 = validate_predict_input(self, X)
         return self.tree_.predict_proba(X01)
 
     def decision_function(self, X) -> np.ndarray:
-        """Log-odds ``log(p_1 / p_0)`` of ``predict_proba``: positive exactly where ``predict`` says ``classes_[1]``."""
+        """Two classes: the log-odds ``log(p_1 / p_0)`` of ``predict_proba``, positive exactly where ``predict`` says
+        ``classes_[1]``; more classes: ``log predict_proba`` (``(n, k)``)."""
         from ..common.proba import decision_from_proba
 
         return decision_from_proba(self.predict_proba(X))

@@ -8,11 +8,12 @@ import numpy as np
 from .model import Literal, leaves_from_sklearn
 
 
-def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth,
-                    max_leaves) -> list[tuple[Literal, ...]] | None:
+def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth, max_leaves,
+                    sample_weight: np.ndarray | None = None) -> list[tuple[Literal, ...]] | None:
     """Leaves of a CART tree with the hyper-parameters the OSDT reference ties to lambda (at most ``1 / (2 lambda)``
     leaves, and never more than the ``N`` samples: no tree has more leaves than samples), or None when no split
-    is allowed."""
+    is allowed.  With ``sample_weight`` the leaf-size rules are weight fractions (``lambda`` of the total weight
+    per leaf) instead of sample counts."""
     from sklearn.tree import DecisionTreeClassifier
 
     n = X.shape[0]
@@ -21,8 +22,12 @@ def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth,
         max_leaf_nodes = min(max_leaf_nodes, int(max_leaves))
     if max_leaf_nodes < 2 or (max_depth is not None and max_depth < 1) or len(np.unique(y)) < 2:
         return None
-    clf = DecisionTreeClassifier(max_depth=max_depth, min_samples_split=max(int(math.ceil(2 * lam * n)), 2),
-                                 min_samples_leaf=max(int(math.ceil(lam * n)), 1), max_leaf_nodes=max_leaf_nodes,
-                                 min_impurity_decrease=lam, random_state=0)
-    clf.fit(X, y)
+    if sample_weight is None:
+        sizes = dict(min_samples_split=max(int(math.ceil(2 * lam * n)), 2),
+                     min_samples_leaf=max(int(math.ceil(lam * n)), 1))
+    else:
+        sizes = dict(min_weight_fraction_leaf=min(lam, 0.5))
+    clf = DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=lam,
+                                 random_state=0, **sizes)
+    clf.fit(X, y, sample_weight=sample_weight)
     return leaves_from_sklearn(clf, X.shape[1])

@@ -19,8 +19,10 @@ Literal = tuple[int, int]  # (feature index, required value 0/1)
 class Tree(JsonForm):
     """Leaves of a decision tree over binary features.
 
-    ``leaves[k]`` is a sorted tuple of ``(feature, value)`` literals; ``predictions[k]`` its label (0/1, or the
-    class when a ``classes`` mapping is set by the estimator); ``n_samples``/``errors`` are training counts.
+    ``leaves[k]`` is a sorted tuple of ``(feature, value)`` literals; ``predictions[k]`` its label (a class index
+    ``0 .. K-1``, read through the ``classes`` labels when the estimator sets them); ``n_samples``/``errors`` are
+    numbers of training rows (reached, misclassified); ``class_counts[k]`` the leaf's training class counts, or
+    class weights when the fit was weighted (they give ``predict_proba``).
     """
 
     leaves: list[tuple[Literal, ...]]

@@ -99,7 +99,9 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
 
     Parameters
     ----------
-    data : BinaryDataset with 0/1 features and labels (no sample weights).
+    data : BinaryDataset with 0/1 features and labels; its ``sample_weight`` (real, non-negative) turns
+        ``errors / N`` into the weight of the misclassified samples over the total weight ("dp" only: the
+        leaf-set search takes uniform weights only).
     regularization : lambda, the penalty per leaf, in (0, 1] (0 is allowed with ``search="dp"`` and a
         ``max_depth``: minimum errors, ties to fewer leaves not guaranteed).
     search : "dp" (dynamic programming over supports, :mod:`optbb.osdt.dp`), "leaf_set" (the OSDT paper's search
@@ -121,17 +123,17 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     """
     if not isinstance(data, BinaryDataset):
         raise ValueError(f"data must be a BinaryDataset, got {type(data).__name__}")
-    if data.sample_weight is not None:
-        raise ValueError("OSDT does not support sample weights (data.sample_weight is set)")
+    weighted = data.sample_weight is not None and not np.all(data.sample_weight == data.sample_weight[0])
     if warm_start is not _RENAMED:
         warnings.warn("solve(warm_start=...) is renamed solve(initial_tree=...); warm_start will be removed",
                       FutureWarning, stacklevel=2)
         initial_tree = warm_start
     warm_start = initial_tree
     # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
-    if choose_search(search, policy, ablation, upper_bound, max_leaves, labels) == "dp":
+    if choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted) == "dp":
         return _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
-                         node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels)
+                         node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels,
+                         sample_weight=data.sample_weight if weighted else None)
     # -- the leaf-set search ---------------------------------------------------------------------------------------
     lam = check_regularization(regularization)
     ablation = check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound)
@@ -152,8 +154,10 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
 SEARCHES = ("auto", "dp", "leaf_set")
 
 
-def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max_leaves=None, labels=None) -> str:
-    """"dp" or "leaf_set" for the ``search`` argument; a ValueError names an option the chosen search lacks."""
+def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max_leaves=None, labels=None,
+                  weighted: bool = False) -> str:
+    """"dp" or "leaf_set" for the ``search`` argument; a ValueError names an option the chosen search lacks.
+    ``weighted``: the samples have non-uniform weights, which only "dp" takes."""
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
     leaf_set_only = [name for name, is_set in (("policy", policy != "curiosity"),
@@ -161,6 +165,11 @@ def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max
                                                 else True),
                                                ("upper_bound", upper_bound is not None),
                                                ("max_leaves", max_leaves is not None)) if is_set]
+    if weighted and search != "dp" and (search == "leaf_set" or leaf_set_only):
+        raise ValueError(f"sample_weight (non-uniform sample or class weights) needs search='dp', which does not "
+                         f"support {', '.join(leaf_set_only)}" if leaf_set_only else
+                         "search='leaf_set' does not support sample_weight (non-uniform sample or class weights): "
+                         "use search='dp' or search='auto'")
     if search == "auto":
         search = "leaf_set" if leaf_set_only else "dp"
     if search == "dp" and leaf_set_only:
@@ -172,7 +181,7 @@ def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max
 
 
 def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_limit, memory_limit, verbose,
-              labels):
+              labels, sample_weight=None):
     from .dp_search import check_labels, solve_dp
 
     if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
@@ -187,7 +196,8 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
     y = data.y if labels is None else check_labels(labels, data.n_samples)
     return solve_dp(data.X, y, lam, max_depth=None if max_depth is None else int(max_depth),
                     feature_names=data.feature_names, warm_start="cart" if warm_start == "cart" else None,
-                    time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose)
+                    time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
+                    sample_weight=sample_weight)
 
 
 def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_leaves, limits, verbose):
