@@ -37,6 +37,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 FICO = REPO.parent / "shared" / "data" / "osdt" / "fico_binary.csv.gz"
+KR_VS_KP = REPO.parent / "shared" / "data" / "dl" / "kr-vs-kp.txt.gz"
 
 LOAD = {
     "corels": """
@@ -60,6 +61,20 @@ LOAD = {
         data = load_osdt("tic-tac-toe")
         warm = lambda: solve(data, 0.001, memory_limit=4 << 20, time_limit=60)
         run = lambda **kw: solve(data, 0.001, memory_limit="4G", **kw)
+    """,
+    "osdt-dp-ttt": """
+        from optbb.datasets import load_osdt
+        from optbb.osdt import solve
+        data = load_osdt("tic-tac-toe")
+        warm = lambda: solve(data, 1e-6, search="dp", memory_limit=4 << 20, time_limit=60)
+        run = lambda **kw: solve(data, 1e-6, search="dp", memory_limit="4G", **kw)
+    """,
+    "osdt-dp-deep": """
+        from optbb.datasets.dl import load_dl
+        from optbb.osdt import solve
+        data = load_dl(KR_VS_KP)
+        warm = lambda: solve(data, 1e-6, search="dp", max_depth=6, memory_limit=4 << 20, time_limit=60)
+        run = lambda **kw: solve(data, 1e-6, search="dp", max_depth=6, memory_limit="4G", **kw)
     """,
     "frl": """
         import numpy as np
@@ -148,7 +163,7 @@ CTRL_C = """
 
 
 def _child(problem: str | None, body: str, **values) -> list[str]:
-    head = f"import json, os, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\n"
+    head = f"import json, os, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\nKR_VS_KP = {str(KR_VS_KP)!r}\n"
     for k, v in values.items():
         head += f"{k} = {v!r}\n"
     code = head + (textwrap.dedent(LOAD[problem]) if problem else "") + textwrap.dedent(body)
@@ -238,8 +253,9 @@ def main(argv: list[str] | None = None) -> None:
     limits = [float(x) for x in args.limits.split(",")]
     print("problem    measurement          median    max       statuses")
     for problem in args.problems.split(","):
-        if problem == "osdt-fico" and not FICO.is_file():
-            print(f"{problem:10s} skipped: {FICO} is absent")
+        needs = {"osdt-fico": FICO, "osdt-dp-deep": KR_VS_KP}.get(problem)
+        if needs is not None and not needs.is_file():
+            print(f"{problem:10s} skipped: {needs} is absent")
             continue
         for limit in limits:
             runs = [time_limit_overshoot(problem, limit) for _ in range(args.repeats)]

@@ -167,7 +167,9 @@ class DPEngine:
         cap = self.memo.lb.shape[0]
         new_cap = 2 * cap
         extra = sum(a.nbytes for a in self.memo)  # everything doubles
-        if cap_bytes is not None and self.memory_bytes() + extra > cap_bytes:
+        # the old memo is freed only once the new one (twice its size) is filled: the peak is the current bytes
+        # plus the new memo
+        if cap_bytes is not None and self.memory_bytes() + 2 * extra > cap_bytes:
             return False
         table = rehash(HashTable(*self.memo[:5]), 2 * new_cap, must_stop)
         rest = tuple(grow(a, new_cap, must_stop) for a in self.memo[5:])

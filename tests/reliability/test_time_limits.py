@@ -12,8 +12,8 @@ from optbb.common.result import Status
 from optbb.corels import solve as corels_solve
 from optbb.frl import FRLClassifier, SoftFRLClassifier
 
-from .support import (CORELS_OPT_0005, HARD_CORELS, OSDT_FICO_LOAD, _allowed_overshoot, _code, _needs_fico,
-                      _run_child, _tic_tac_toe, jit_only)
+from .support import (CORELS_OPT_0005, HARD_CORELS, OSDT_DP_LOAD, OSDT_FICO_LOAD, _allowed_overshoot, _code,
+                      _needs_dp_case, _needs_fico, _run_child, _tic_tac_toe, jit_only)
 
 
 @jit_only
@@ -60,6 +60,27 @@ def test_osdt_time_limit_overshoot_tic_tac_toe():
     assert r.status is Status.TIME_LIMIT
     assert wall - 1.0 <= _allowed_overshoot(1.0), wall
     assert 0 <= r.lower_bound <= r.objective
+
+
+@jit_only
+@pytest.mark.parametrize("case", sorted(OSDT_DP_LOAD))
+def test_osdt_dp_time_limit_overshoot(case):
+    """The dynamic-programming search at lambda 1e-6 (tic-tac-toe; kr-vs-kp at depth 6): stops within 5 % or
+    0.5 s of a 2 s limit, result building (the anytime tree read off the stack) included, with a valid bound."""
+    _needs_dp_case(case)
+    limit = 2.0
+    r = _run_child(_code(OSDT_DP_LOAD[case], f"""
+        solve(data, 1e-6, memory_limit=4 << 20, time_limit=30, **KW)
+        t0 = time.perf_counter()
+        r = solve(data, 1e-6, time_limit={limit}, memory_limit="2G", **KW)
+        report(r, wall=time.perf_counter() - t0)
+    """))
+    overshoot = r["wall"] - limit
+    print(f"OSDT dp {case} time-limit overshoot: {overshoot:.3f} s ({r['status']})")
+    assert r["status"] == "TIME_LIMIT"
+    assert 0 <= r["lower_bound"] <= r["objective"]
+    assert r["gap"] == pytest.approx(r["objective"] - r["lower_bound"])
+    assert abs(overshoot) <= _allowed_overshoot(limit), overshoot
 
 
 @jit_only
