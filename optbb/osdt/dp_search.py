@@ -9,6 +9,7 @@ Labels may have ``k >= 2`` classes (``0 .. k-1``); a leaf predicts its majority 
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import numpy as np
@@ -29,6 +30,7 @@ from .model import Tree
 _CODES = {D.RUNNING: driver.RUNNING, D.DONE: driver.DONE, D.NODE_LIMIT: driver.NODE_LIMIT,
           D.NEED_MEMORY: driver.NEED_MEMORY}
 _BIG = 1 << 62
+GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
 
 
 def class_minority_bits(X: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
@@ -113,6 +115,8 @@ class DPEngine:
         self.stack = None
         self.tables = None
         self._best_lb = 0.0
+        self._greedy_until = float("inf")
+        self.cart_start = False  # the incumbent is the CART tree _greedy_tree would fit on all samples
 
     # -- arrays --------------------------------------------------------------------------------------------------
     def _new_memo(self, cap: int):
@@ -213,6 +217,7 @@ class DPEngine:
         return int(self.st[D.S_TOP]) + 1
 
     def finish(self, status: Status):
+        self._greedy_until = time.perf_counter() + GREEDY_SECONDS
         model, errors = self._model()
         objective = objective_value(errors, model.n_leaves, self.n, self.lam)
         if status is Status.OPTIMAL:
@@ -255,7 +260,11 @@ class DPEngine:
     def _greedy_tree(self, S: np.ndarray, d: int):
         """``(cost, build)`` of a CART tree fitted on the samples of ``S`` (depth <= ``d``), or None."""
 
+        if time.perf_counter() > self._greedy_until:
+            return None
         rows = np.flatnonzero(np.unpackbits(S.view(np.uint8), bitorder="little")[:self.n])
+        if self.cart_start and len(rows) == self.n and d == self.depth:
+            return None  # already the incumbent
         if len(rows) < 2 or len(np.unique(self.y[rows])) < 2 or d < 1:
             return None
         lam_sub = max(self.lam_n / len(rows), 0.5 / len(rows))
@@ -377,4 +386,5 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
     limits = Limits(time_limit, node_limit, memory_limit)
     engine = DPEngine(X, y, regularization, max_depth, feature_names, incumbent, limits.node_limit,
                       similar_support=similar_support, memory_limit=limits.memory_limit)
+    engine.cart_start = warm_start == "cart"
     return driver.run_search(engine, limits, verbose)
