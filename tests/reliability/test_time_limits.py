@@ -32,17 +32,21 @@ def test_corels_time_limit_overshoot(limit):
 
 
 @jit_only
+@pytest.mark.parametrize("search", ["leaf_set", "auto"])
 @pytest.mark.parametrize("limit", [2.0, 3.0])
-def test_osdt_time_limit_overshoot_fico(limit):
+def test_osdt_time_limit_overshoot_fico(limit, search):
+    """FICO at lambda 0.0005 with both searches ("auto" is dynamic programming, whose stopped tree is completed
+    by CART fits in a bounded time)."""
     _needs_fico()
     r = _run_child(_code(OSDT_FICO_LOAD, f"""
-        solve(data, 0.05, node_limit=10)
+        solve(data, 0.05, node_limit=10, search={search!r})
+        solve(data, 0.0005, search={search!r}, time_limit=0.5, memory_limit="2G")
         t0 = time.perf_counter()
-        r = solve(data, 0.0005, search="leaf_set", time_limit={limit}, memory_limit="2G")
+        r = solve(data, 0.0005, search={search!r}, time_limit={limit}, memory_limit="2G")
         report(r, wall=time.perf_counter() - t0)
     """))
     overshoot = r["wall"] - limit
-    print(f"OSDT FICO time-limit overshoot: {overshoot:.3f} s ({r['status']})")
+    print(f"OSDT FICO ({search}) time-limit overshoot: {overshoot:.3f} s ({r['status']})")
     assert r["status"] == "TIME_LIMIT"
     assert r["lower_bound"] <= r["objective"]
     assert overshoot <= _allowed_overshoot(limit), overshoot
