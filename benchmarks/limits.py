@@ -6,13 +6,20 @@ Each measurement runs in a fresh subprocess whose kernels are compiled (or loade
 * Ctrl-C: SIGINT sent ``--signal-after`` seconds into the search; time from the signal to ``solve`` returning.
 
 Problems: ``corels`` = ProPublica fold 0, lambda 0.005, no equivalent-points bound; ``osdt-fico`` = FICO at lambda
-0.0005 (needs ``../shared/data/osdt/fico_binary.csv.gz``); ``osdt-ttt`` = tic-tac-toe at lambda 0.001; ``frl`` =
-FRL on random 3,000 x 16 data.  Run it on an idle machine::
+0.0005 (needs ``../shared/data/osdt/fico_binary.csv.gz``); ``osdt-ttt`` = tic-tac-toe at lambda 0.001 (OSDT's
+default search, dynamic programming); ``osdt-dp-ttt`` = tic-tac-toe at lambda 1e-6, ``search="dp"``; ``osdt-dp-deep``
+= kr-vs-kp (``../shared/data/dl/kr-vs-kp.txt.gz``) at lambda 1e-6, depth 6, ``search="dp"``; ``frl`` = FRL on random
+3,000 x 16 data.  Run it on an idle machine::
 
     python benchmarks/limits.py --problems corels,osdt-fico,osdt-ttt,frl --limits 0.5,2,3,10 --repeats 3
 
-``--resources`` runs the resource cases instead (mining and start-up inside the limits; wall time of ``fit``,
-mining included, on random 0/1 features):
+``--resources`` runs the resource cases instead (``--cases`` picks some of them):
+
+* ``osdt-tiny-lambda``: OSDT on 60 x 4 random 0/1 data at lambda 1e-6 ... 1e-12, 1e-20 and 1e-300, both searches
+  (``leaf_set``, ``dp``, ``auto``), CART or no initial tree, default limits: each solve OPTIMAL in < 2 s with peak
+  RSS growth < 100 MB (no array may be sized by 1 / lambda);
+
+and, for mining and start-up inside the limits (wall time of ``fit``, mining included, on random 0/1 features):
 
 * ``corels-39200``: CORELS on 200 x 140 features (max_card 2 with negations: 39,200 antecedents), time_limit=1,
   must stop within max(5 %, 0.5 s);
@@ -37,6 +44,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 FICO = REPO.parent / "shared" / "data" / "osdt" / "fico_binary.csv.gz"
+KR_VS_KP = REPO.parent / "shared" / "data" / "dl" / "kr-vs-kp.txt.gz"
 
 LOAD = {
     "corels": """
@@ -60,6 +68,20 @@ LOAD = {
         data = load_osdt("tic-tac-toe")
         warm = lambda: solve(data, 0.001, memory_limit=4 << 20, time_limit=60)
         run = lambda **kw: solve(data, 0.001, memory_limit="4G", **kw)
+    """,
+    "osdt-dp-ttt": """
+        from optbb.datasets import load_osdt
+        from optbb.osdt import solve
+        data = load_osdt("tic-tac-toe")
+        warm = lambda: solve(data, 1e-6, search="dp", memory_limit=4 << 20, time_limit=60)
+        run = lambda **kw: solve(data, 1e-6, search="dp", memory_limit="4G", **kw)
+    """,
+    "osdt-dp-deep": """
+        from optbb.datasets.dl import load_dl
+        from optbb.osdt import solve
+        data = load_dl(KR_VS_KP)
+        warm = lambda: solve(data, 1e-6, search="dp", max_depth=6, memory_limit=4 << 20, time_limit=60)
+        run = lambda **kw: solve(data, 1e-6, search="dp", max_depth=6, memory_limit="4G", **kw)
     """,
     "frl": """
         import numpy as np
@@ -132,6 +154,51 @@ NOISY = """
                                       rules=len(clf.rule_list_))), flush=True)
 """
 
+TINY_LAMBDA = """
+    import gc
+    import numpy as np
+    from optbb.common.data import BinaryDataset
+    from optbb.osdt import solve
+
+    def status_bytes(key):
+        try:
+            with open("/proc/self/status") as fh:
+                for line in fh:
+                    if line.startswith(key):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            return None
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((60, 4)) < 0.5).astype(np.uint8)
+    y = (rng.random(60) < 0.5).astype(np.uint8)
+    data = BinaryDataset(X, y, ["f0", "f1", "f2", "f3"])
+    for s in ("leaf_set", "dp"):  # warm-up: compile outside the measure
+        solve(data, 1e-3, search=s)
+    rows = []
+    for lam in LAMBDAS:
+        for s in ("leaf_set", "dp", "auto"):
+            for it in ("cart", None):
+                gc.collect()
+                try:
+                    with open("/proc/self/clear_refs", "w") as fh:
+                        fh.write("5")
+                except OSError:
+                    pass
+                rss0 = status_bytes("VmRSS:")
+                t0 = time.perf_counter()
+                try:
+                    r = solve(data, lam, search=s, initial_tree=it)
+                    out = dict(status=r.status.name, leaves=r.model.n_leaves, accounted=r.counters["memory_bytes"])
+                except Exception as exc:  # an overflow or allocation failure is a result to report
+                    out = dict(status=type(exc).__name__, leaves=None, accounted=None)
+                wall = time.perf_counter() - t0
+                peak = status_bytes("VmHWM:")
+                rows.append(dict(lam=lam, search=s, initial_tree=it, wall=wall,
+                                 growth=None if peak is None else peak - rss0, **out))
+    print("RESULT " + json.dumps(dict(rows=rows)), flush=True)
+"""
+
 TIME_LIMIT = """
     warm()
     t0 = time.perf_counter()
@@ -148,7 +215,7 @@ CTRL_C = """
 
 
 def _child(problem: str | None, body: str, **values) -> list[str]:
-    head = f"import json, os, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\n"
+    head = f"import json, os, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\nKR_VS_KP = {str(KR_VS_KP)!r}\n"
     for k, v in values.items():
         head += f"{k} = {v!r}\n"
     code = head + (textwrap.dedent(LOAD[problem]) if problem else "") + textwrap.dedent(body)
@@ -199,11 +266,46 @@ def noisy_default_run() -> dict:
     return _result(proc.stdout)
 
 
-def resources(repeats: int) -> None:
+def tiny_lambda_runs(lambdas) -> list[dict]:
+    proc = subprocess.run(_child(None, TINY_LAMBDA, LAMBDAS=list(lambdas)), capture_output=True, text=True,
+                          env=_env(), cwd=REPO, timeout=3600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"exit {proc.returncode}: {proc.stderr[-3000:]}")
+    return _result(proc.stdout)["rows"]
+
+
+def tiny_lambda(repeats: int) -> bool:
+    """OSDT on 60 x 4 random data at lambda 1e-6 ... 1e-12 (and 1e-20, 1e-300), both searches, CART or no initial
+    tree, default limits: each solve must end OPTIMAL in < 2 s with peak RSS growth < 100 MB.  Returns success."""
+    lambdas = [10.0 ** -k for k in range(6, 13)] + [1e-20, 1e-300]
+    runs = [tiny_lambda_runs(lambdas) for _ in range(repeats)]
+    failed = False
+    print("osdt-tiny-lambda: 60 x 4 data, default memory limit; per lambda and search, over CART / no initial tree "
+          f"and {repeats} fresh processes: wall median / max, peak RSS growth max, statuses")
+    for lam in lambdas:
+        for s in ("leaf_set", "dp", "auto"):
+            rows = [row for rs in runs for row in rs if row["lam"] == lam and row["search"] == s]
+            walls = [row["wall"] for row in rows]
+            growth = max((row["growth"] or 0) for row in rows)
+            statuses = sorted({row["status"] for row in rows})
+            ok = max(walls) < 2.0 and growth < 100 * 2 ** 20 and statuses == ["OPTIMAL"]
+            failed |= not ok
+            print(f"  lambda {lam:<7g} {s:8s} {statistics.median(walls):6.3f} / {max(walls):6.3f} s  "
+                  f"RSS growth <= {growth / 2 ** 20:5.1f} MB  leaves {sorted({row['leaves'] for row in rows})}  "
+                  f"{statuses} {'ok' if ok else 'MISSED'}", flush=True)
+    return not failed
+
+
+def resources(repeats: int, cases=None) -> None:
     """The resource cases of the module docstring; exits with status 1 when a bound is missed."""
     failed = False
+    wanted = (lambda name: cases is None or name in cases)
+    if wanted("osdt-tiny-lambda"):
+        failed |= not tiny_lambda(repeats)
     print("case          limit   wall (median / max)   tolerance  statuses")
     for case, limit in RESOURCE_CASES:
+        if not wanted(case):
+            continue
         runs = [time_limit_overshoot(case, limit) for _ in range(repeats)]
         walls = [limit + r["overshoot"] for r in runs]
         allowed = limit + max(0.05 * limit, 0.5) if case == "corels-39200" or limit < 5 else 6.0
@@ -211,6 +313,8 @@ def resources(repeats: int) -> None:
         failed |= not ok
         print(f"{case:13s} {limit:<6g}  {statistics.median(walls):6.3f} / {max(walls):6.3f} s   <= {allowed:<5g}s  "
               f"{sorted({r['status'] for r in runs})} {'ok' if ok else 'MISSED'}", flush=True)
+    if not wanted("noisy-default"):
+        sys.exit(1 if failed else 0)
     r = noisy_default_run()
     share = r["peak_rss"] / r["physical"] if r["peak_rss"] else float("nan")
     ok = r["peak_rss"] is not None and share <= 0.6
@@ -231,15 +335,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--signal-after", type=float, default=1.5)
     ap.add_argument("--resources", action="store_true", help="run the resource cases (see the module docstring)")
+    ap.add_argument("--cases", default=None,
+                    help="with --resources: comma-separated subset of osdt-tiny-lambda, corels-39200, corels-5000, "
+                         "frl-500, frl-5000, noisy-default (default: all)")
     args = ap.parse_args(argv)
     if args.resources:
-        resources(args.repeats)
+        resources(args.repeats, None if args.cases is None else set(args.cases.split(",")))
         return
     limits = [float(x) for x in args.limits.split(",")]
     print("problem    measurement          median    max       statuses")
     for problem in args.problems.split(","):
-        if problem == "osdt-fico" and not FICO.is_file():
-            print(f"{problem:10s} skipped: {FICO} is absent")
+        needs = {"osdt-fico": FICO, "osdt-dp-deep": KR_VS_KP}.get(problem)
+        if needs is not None and not needs.is_file():
+            print(f"{problem:10s} skipped: {needs} is absent")
             continue
         for limit in limits:
             runs = [time_limit_overshoot(problem, limit) for _ in range(args.repeats)]

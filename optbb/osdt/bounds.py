@@ -114,7 +114,17 @@ def gini_impurity(p):
     return 2.0 * p * (1.0 - p)
 
 
-def a_priori_leaf_bound(upper_bound: float, lam: float) -> int:
-    """Thm C.1 / Cor C.2 with the off-by-one of Cor C.2 fixed: a tree that beats ``upper_bound`` has fewer than
-    ``upper_bound / lambda`` leaves, so at most ``floor(upper_bound / lambda) + 1`` (a safe margin for floats)."""
-    return int(math.floor(upper_bound / lam)) + 1
+def a_priori_leaf_bound(upper_bound: float, lam: float, n_distinct: int) -> int:
+    """Largest number of leaves a tree worth searching can have, at least 2.
+
+    Thm C.1 / Cor C.2 with the off-by-one of Cor C.2 fixed: a tree that beats ``upper_bound`` has fewer than
+    ``upper_bound / lambda`` leaves, so at most ``floor(upper_bound / lambda) + 1`` (a safe margin for floats).
+    And a tree never needs more leaves than the ``n_distinct`` distinct feature rows of the data: identical rows
+    share a leaf, so a tree with more leaves has an empty leaf, and merging it into its sibling subtree keeps every
+    prediction and saves lambda.  The quotient is compared as a float, so a tiny lambda (``1e-300``, or a quotient
+    that overflows to ``inf``) yields ``n_distinct`` instead of a huge integer."""
+    cap = max(int(n_distinct), 2)
+    quotient = upper_bound / lam
+    if not quotient < cap:  # also inf and nan
+        return cap
+    return max(min(int(math.floor(quotient)) + 1, cap), 2)

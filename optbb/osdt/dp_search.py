@@ -14,6 +14,7 @@ samples are grouped into integer weight layers (:func:`weight_layers`) that the 
 """
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 import numpy as np
@@ -34,6 +35,7 @@ from .model import Tree
 _CODES = {D.RUNNING: driver.RUNNING, D.DONE: driver.DONE, D.NODE_LIMIT: driver.NODE_LIMIT,
           D.NEED_MEMORY: driver.NEED_MEMORY}
 _BIG = 1 << 62
+GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
 
 
 FIXED_POINT_BITS = 52  # real weights are scaled so that their total is below 2**52: every partial sum is exact
@@ -165,6 +167,8 @@ class DPEngine:
         self.stack = None
         self.tables = None
         self._best_lb = 0.0
+        self._greedy_until = float("inf")
+        self.cart_start = False  # the incumbent is the CART tree _greedy_tree would fit on all samples
 
     # -- arrays --------------------------------------------------------------------------------------------------
     def _pack(self, q: np.ndarray | None) -> D.Data:
@@ -236,7 +240,9 @@ class DPEngine:
         cap = self.memo.lb.shape[0]
         new_cap = 2 * cap
         extra = sum(a.nbytes for a in self.memo)  # everything doubles
-        if cap_bytes is not None and self.memory_bytes() + extra > cap_bytes:
+        # the old memo is freed only once the new one (twice its size) is filled: the peak is the current bytes
+        # plus the new memo
+        if cap_bytes is not None and self.memory_bytes() + 2 * extra > cap_bytes:
             return False
         table = rehash(HashTable(*self.memo[:5]), 2 * new_cap, must_stop)
         rest = tuple(grow(a, new_cap, must_stop) for a in self.memo[5:])
@@ -280,6 +286,7 @@ class DPEngine:
         return int(self.st[D.S_TOP]) + 1
 
     def finish(self, status: Status):
+        self._greedy_until = time.perf_counter() + GREEDY_SECONDS
         model, errors = self._model()
         objective = objective_value(errors, model.n_leaves, self.w_total, self.lam)
         if status is Status.OPTIMAL:
@@ -320,7 +327,11 @@ class DPEngine:
     def _greedy_tree(self, S: np.ndarray, d: int):
         """``(cost, build)`` of a CART tree fitted on the samples of ``S`` (depth <= ``d``), or None."""
 
+        if time.perf_counter() > self._greedy_until:
+            return None
         rows = np.flatnonzero(np.unpackbits(S.view(np.uint8), bitorder="little")[:self.n])
+        if self.cart_start and len(rows) == self.n and d == self.depth:
+            return None  # already the incumbent
         if len(rows) < 2 or len(np.unique(self.y[rows])) < 2 or d < 1:
             return None
         q = None if self.qf is None else self.qf[rows]
@@ -453,4 +464,5 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
     limits = Limits(time_limit, node_limit, memory_limit)
     engine = DPEngine(X, y, regularization, max_depth, feature_names, incumbent, limits.node_limit,
                       similar_support=similar_support, memory_limit=limits.memory_limit, sample_weight=w)
+    engine.cart_start = warm_start == "cart"
     return driver.run_search(engine, limits, verbose)

@@ -17,7 +17,7 @@ def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth, max_lea
     from sklearn.tree import DecisionTreeClassifier
 
     n = X.shape[0]
-    max_leaf_nodes = int(min(math.floor(1.0 / (2.0 * lam)), n))
+    max_leaf_nodes = int(math.floor(min(0.5 / lam, n)))  # a float min first: 0.5 / 1e-320 is inf
     if max_leaves is not None:
         max_leaf_nodes = min(max_leaf_nodes, int(max_leaves))
     if max_leaf_nodes < 2 or (max_depth is not None and max_depth < 1) or len(np.unique(y)) < 2:

@@ -36,12 +36,13 @@ N_IPARAMS = 13
 # float parameters / state
 F_LAM, F_LAMN, F_RC = range(3)
 
-DONE, CHUNK_END, COUNT_LIMIT = 0, 5, 6
+DONE, CHUNK_END, COUNT_LIMIT, NEED_WORKSPACE = 0, 5, 6, 7
 _TOL = 1e-12
 
 
 class Workspace(NamedTuple):
-    """Scratch arrays of one expansion (:func:`_expand`), allocated once per search by :func:`new_workspace`.
+    """Scratch arrays of one expansion (:func:`_expand`), allocated by :func:`new_workspace` for trees of fewer than
+    ``lmax`` leaves and replaced by a larger one when a larger tree is expanded (``NEED_WORKSPACE``).
     ``s`` leaves split at once make ``2 s`` new leaves, forming ``s`` pairs; ``cap = 2 lmax + 4`` bounds ``s``."""
 
     masked: np.ndarray      # (cap,) ids of the leaves being split
@@ -83,6 +84,16 @@ def workspace_shapes(lmax: int, n_features: int, mask_words: int, key_words: int
             ((2 * cap,), i), ((2 * cap,), i), ((2 * cap,), i), ((2 * cap,), f), ((mask_words,), u),
             ((cap + 1,), i), ((cap + 1,), f), ((cap + 2,), f), ((2 * key_words,), u), ((1,), i), ((cap, m), f),
             ((cap + 1,), f), ((2 * cap,), f), ((2 * cap,), f)]
+
+
+def workspace_lmax(w: Workspace) -> int:
+    """The ``lmax`` a workspace was built for: it serves the expansion of trees of fewer than ``lmax`` leaves."""
+    return (w.masked.shape[0] - 4) // 2
+
+
+def digits_len(lmax: int) -> int:
+    """Length of the combination counter (one digit per split leaf) that goes with a workspace for ``lmax``."""
+    return 2 * lmax + 4
 
 
 def workspace_bytes(lmax: int, n_features: int, mask_words: int, key_words: int) -> int:
@@ -422,6 +433,9 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
     t = en_tree[item]
     n_old = tlen[t]
+    if 2 * (n_old + 1) + 4 > masked.shape[0]:  # the workspace serves trees of fewer than (rows - 4) / 2 leaves
+        st[S_NEED] = n_old + 1
+        return NEED_WORKSPACE
     off = toff[t]
     s = 0
     nu = 0
@@ -600,7 +614,8 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
 @njit(cache=True)
 def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, w, st, ip, fp, digits, max_pops):
     """Pop and expand entries until ``max_pops`` units of work are done (a pop or a child combination is one unit;
-    a long expansion is split across chunks).  Returns DONE (queue empty), CHUNK_END, COUNT_LIMIT or NEED_*."""
+    a long expansion is split across chunks).  Returns DONE (queue empty), CHUNK_END, COUNT_LIMIT, NEED_* or
+    NEED_WORKSPACE."""
     n_features = ip[P_M]
     en_prune, en_s = entries.prune, entries.n_split
     hkey, hseq, hitem = heap.key, heap.seq, heap.item

@@ -17,6 +17,7 @@ from ..common.bitset import n_words, not_into, popcount
 from ..common.bounds import objective_value
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
+from ..common.equivalence import equivalence_classes
 from ..common.growth import arrays_bytes
 from ..common.limits import Limits
 from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE
@@ -32,6 +33,7 @@ POLICIES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJ
             "gini": GINI, "fifo": FIFO}
 ABLATIONS = ("support", "incremental_accuracy", "accurate_support", "lookahead", "equivalent_points", "leaf_bound")
 _BIG = (1 << 62)
+_WORKSPACE_START = 16  # leaves of the largest tree the first expansion workspace serves
 _RENAMED = object()  # default of solve's former keyword warm_start
 
 
@@ -244,16 +246,17 @@ class OsdtEngine:
                 rc = self.cart_obj
         if self.upper_bound is not None:
             rc = min(rc, float(self.upper_bound))
-        lmax = a_priori_leaf_bound(min(rc, self.root_obj), lam)
+        # every size below follows the largest tree worth searching: at most the distinct rows, never 1 / lambda
+        self.n_distinct = int(equivalence_classes(X).max(initial=0)) + 1
+        lmax = a_priori_leaf_bound(min(rc, self.root_obj), lam, self.n_distinct)
         if self.max_leaves is not None:
-            lmax = min(lmax, int(self.max_leaves) + 1)
-        lmax = max(lmax, 2)
+            lmax = max(min(lmax, int(self.max_leaves) + 1), 2)
         MW = n_words(lmax + 1)
 
         ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
         ip[K.P_N], ip[K.P_M] = n, m
         ip[K.P_MAXDEPTH] = _BIG if self.max_depth is None else int(self.max_depth)
-        ip[K.P_MAXLEAVES] = _BIG if self.max_leaves is None else int(self.max_leaves)
+        ip[K.P_MAXLEAVES] = min(self.n_distinct, _BIG if self.max_leaves is None else int(self.max_leaves))
         ip[K.P_POLICY] = POLICIES[self.policy]
         ip[K.P_SUPPORT] = "support" not in ablation
         ip[K.P_INCR] = "incremental_accuracy" not in ablation
@@ -268,14 +271,16 @@ class OsdtEngine:
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
         self.st[K.S_RESUME] = -1
         self.st[K.S_INC] = -1
-        self.digits = np.zeros(2 * lmax + 4, dtype=np.int64)
+        self.lmax, self.MW, self.KW = lmax, MW, KW
         self.arena = Arena(W, KW, MW)
         self.work = None
+        # the expansion workspace starts small and grows with the trees expanded (NEED_WORKSPACE), up to lmax
+        ws_lmax = min(lmax, _WORKSPACE_START)
         cap = self.limits.memory_limit
-        needed = self.arena.nbytes() + K.workspace_bytes(lmax, m, MW, KW) + self.digits.nbytes
+        needed = self.arena.nbytes() + self._workspace_bytes(ws_lmax)
         if cap is not None and needed > cap:
             return Status.MEMORY_LIMIT
-        self.work = K.new_workspace(lmax, m, MW, KW)
+        self.work, self.digits = self._new_workspace(ws_lmax)
         a = self.arena
         K.init_search(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, self.st, ip, self.fp)
         return None
@@ -288,20 +293,46 @@ class OsdtEngine:
             return driver.DONE
         if code == K.COUNT_LIMIT:
             return driver.NODE_LIMIT
-        if code in (NEED_LEAVES, NEED_TREES, NEED_ENTRIES, NEED_SCRATCH):
+        if code in (NEED_LEAVES, NEED_TREES, NEED_ENTRIES, NEED_SCRATCH, K.NEED_WORKSPACE):
             self.need_code = code
             return driver.NEED_MEMORY
         return driver.RUNNING
 
     def grow(self, cap_bytes: int | None, must_stop) -> bool:
         code, st = self.need_code, self.st
+        if code == K.NEED_WORKSPACE:
+            return self._grow_workspace(int(st[K.S_NEED]), cap_bytes)
         need = (int(st[K.S_NEED]), int(st[K.S_NEED2])) if code == NEED_TREES else int(st[K.S_NEED])
         return self.arena.grow(code, need, None if cap_bytes is None else cap_bytes - self._fixed_bytes(),
                                must_stop)
 
+    def _workspace_bytes(self, ws_lmax: int) -> int:
+        """Bytes of the expansion workspace and the combination counter for trees of fewer than ``ws_lmax``
+        leaves."""
+        return (K.workspace_bytes(ws_lmax, self.m, self.MW, self.KW)
+                + K.digits_len(ws_lmax) * np.dtype(np.int64).itemsize)
+
+    def _new_workspace(self, ws_lmax: int):
+        return K.new_workspace(ws_lmax, self.m, self.MW, self.KW), np.zeros(K.digits_len(ws_lmax), np.int64)
+
+    def _grow_workspace(self, need: int, cap_bytes: int | None) -> bool:
+        """A workspace for trees of fewer than ``need`` leaves (doubling, at most ``lmax``); False if the memory
+        cap forbids it.  The workspace is scratch rebuilt by every expansion: only the combination counter is
+        copied."""
+        ws_lmax = min(max(2 * K.workspace_lmax(self.work), need), self.lmax)
+        if ws_lmax < need:
+            raise RuntimeError(f"internal error: a tree of {need - 1} leaves was expanded (at most {self.lmax - 1})")
+        if cap_bytes is not None and (self.memory_bytes() - self._fixed_bytes() + self._workspace_bytes(ws_lmax)
+                                      > cap_bytes):
+            return False
+        work, digits = self._new_workspace(ws_lmax)
+        digits[:self.digits.shape[0]] = self.digits
+        self.work, self.digits = work, digits
+        return True
+
     def _fixed_bytes(self) -> int:
         """Bytes held outside the arena: the expansion workspace and the combination counter."""
-        return (0 if self.work is None else arrays_bytes(self.work)) + self.digits.nbytes
+        return 0 if self.work is None else arrays_bytes(self.work) + self.digits.nbytes
 
     def nodes(self) -> int:
         return int(self.st[K.S_COUNT])

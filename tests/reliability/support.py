@@ -23,6 +23,8 @@ sys.path.insert(0, str(HERE))
 
 FICO = REPO.parent / "shared" / "data" / "osdt" / "fico_binary.csv.gz"
 TIC_TAC_TOE = [REPO.parent / "shared" / "data" / "osdt" / "tic-tac-toe.csv", HERE / "data" / "osdt" / "tic-tac-toe.csv"]
+KR_VS_KP = REPO.parent / "shared" / "data" / "dl" / "kr-vs-kp.txt.gz"
+TIC_TAC_TOE_OPT_001 = 0.250751566  # lambda 0.01, ../shared/golden/osdt_objectives.csv
 CORELS_OPT_0005 = 0.3523552124  # fold 0, lambda 0.005 (tests/test_corels.py golden value)
 OSDT_COMPAS_OPT_0005 = 2286 / 6907 + 5 * 0.005  # 0.355968583, tests/data/osdt/osdt_objectives.csv
 HARD_CORELS = dict(regularization=0.005, ablation=("equivalent_points",))
@@ -93,6 +95,29 @@ PRELUDE = textwrap.dedent("""
                  returned_at=time.time(), **extra)
         print("RESULT " + json.dumps(d, default=str), flush=True)
 """)
+
+# the dynamic-programming search on its hard cases: tic-tac-toe at lambda 1e-6 without a depth limit, and
+# kr-vs-kp (DL8.5 / MurTree set, skipped when absent) at lambda 1e-6 and depth 6; neither ends within minutes
+OSDT_DP_LOAD = {
+    "dp-ttt": """
+        from optbb.datasets import load_osdt
+        from optbb.osdt import solve
+        data = load_osdt("tic-tac-toe")
+        KW = dict(search="dp")
+    """,
+    "dp-deep": f"""
+        from optbb.datasets.dl import load_dl
+        from optbb.osdt import solve
+        data = load_dl({str(KR_VS_KP)!r})
+        KW = dict(search="dp", max_depth=6)
+    """,
+}
+
+
+def _needs_dp_case(case: str):
+    if case == "dp-deep" and not KR_VS_KP.is_file():
+        pytest.skip(f"{KR_VS_KP} is not present")
+
 
 CORELS_LOAD = "from conftest import corels_fold\nfrom optbb.corels import solve\ndata = corels_fold(0)\n"
 OSDT_FICO_LOAD = (f"from optbb.common.data import read_osdt_csv\nfrom optbb.osdt import solve\n"

@@ -5,8 +5,8 @@ import pytest
 
 from optbb.common.result import Status
 
-from .support import (CORELS_LOAD, CORELS_OPT_0005, OSDT_FICO_LOAD, _code, _needs_fico, _run_child, _tic_tac_toe,
-                      jit_only)
+from .support import (CORELS_LOAD, CORELS_OPT_0005, OSDT_DP_LOAD, OSDT_FICO_LOAD, _code, _needs_dp_case, _needs_fico,
+                      _run_child, _tic_tac_toe, jit_only)
 
 
 MEMORY_CHILD = """
@@ -75,6 +75,35 @@ def test_osdt_memory_limit_peak_rss_fico():
         f"cap {c / MB:.0f} MB: accounted {r['counters']['memory_bytes'] / MB:.1f} MB, "
         f"RSS growth {r['growth'] / MB:.1f} MB"
         for c, r in ((cap, capped), (4 * cap, loose))))
+
+
+@jit_only
+@pytest.mark.parametrize("case", sorted(OSDT_DP_LOAD))
+def test_osdt_dp_memory_limit_peak_rss(case):
+    """The dynamic-programming search (memo table) under a 16 MB cap at lambda 1e-6: MEMORY_LIMIT with a reported
+    gap, accounted bytes within the cap, RSS growth within the cap plus interpreter slack; a 64 MB cap lets the same
+    search grow past 32 MB, so the small cap is what held it."""
+    _needs_dp_case(case)
+    cap = 16 * MB
+    warm = "solve(data, 1e-6, memory_limit=2 << 20, time_limit=60, **KW)"
+    runs = {}
+    for c in (cap, 4 * cap):
+        runs[c] = _run_child(_code(OSDT_DP_LOAD[case], warm,
+                                   MEMORY_CHILD.replace("{args}", "{args}, **KW").format(args="1e-6", time_limit=120,
+                                                                                         cap=c)))
+    capped, loose = runs[cap], runs[4 * cap]
+    assert capped["status"] == "MEMORY_LIMIT", capped
+    assert capped["counters"]["memory_bytes"] <= cap
+    assert capped["growth"] <= cap + 16 * MB, capped
+    assert 0 <= capped["lower_bound"] <= capped["objective"]
+    assert capped["gap"] == pytest.approx(capped["objective"] - capped["lower_bound"]) and capped["gap"] > 0
+    assert loose["status"] == "MEMORY_LIMIT", loose
+    print(f"OSDT dp {case}: " + "; ".join(
+        f"cap {c / MB:.0f} MB: accounted {r['counters']['memory_bytes'] / MB:.1f} MB, "
+        f"RSS growth {r['growth'] / MB:.1f} MB, {r['total_time']:.1f} s, gap {r['gap']:.4f}"
+        for c, r in runs.items()))
+    assert loose["growth"] > 2 * cap, loose
+    assert loose["growth"] <= 4 * cap + 16 * MB, loose
 
 
 @jit_only

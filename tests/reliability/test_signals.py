@@ -16,8 +16,8 @@ from optbb.common.result import Status
 from optbb.corels import solve as corels_solve
 from twins.corels import rule_list_objective
 
-from .support import (CORELS_LOAD, CORELS_OPT_0005, FICO, HERE, OSDT_COMPAS_OPT_0005, REPO, _code, _env, _parse,
-                      _start_child, _wait_ready, jit_only)
+from .support import (CORELS_LOAD, CORELS_OPT_0005, FICO, HERE, KR_VS_KP, OSDT_COMPAS_OPT_0005, REPO,
+                      TIC_TAC_TOE_OPT_001, _code, _env, _parse, _start_child, _tic_tac_toe, _wait_ready, jit_only)
 
 
 INTERRUPT_CHILDREN = {
@@ -39,6 +39,18 @@ INTERRUPT_CHILDREN = {
         r = solve(data, 0.0005, time_limit=60, memory_limit="1G")
         report(r, n_leaves=r.model.n_leaves)
     """.replace("{fico!r}", repr(str(FICO))),
+    "osdt-dp-deep": """
+        from optbb.datasets.dl import load_dl
+        from optbb.datasets import load_osdt
+        from optbb.osdt import solve
+        import pathlib
+        p = pathlib.Path({kr!r})
+        data = load_dl(p) if p.is_file() else load_osdt("tic-tac-toe")
+        solve(data, 1e-6, search="dp", max_depth=6, memory_limit=4 << 20, time_limit=60)
+        print("READY", flush=True)
+        r = solve(data, 1e-6, search="dp", max_depth=6, time_limit=60, memory_limit="1G")
+        report(r, n_leaves=r.model.n_leaves)
+    """.replace("{kr!r}", repr(str(KR_VS_KP))),
     "frl": """
         from optbb.frl import FRLClassifier
         rng = np.random.default_rng(1)
@@ -168,6 +180,20 @@ def test_ctrl_c_during_array_growth_osdt(monkeypatch, after_slices):
     assert len(seen) == after_slices
     assert r.status is Status.INTERRUPTED
     assert r.lower_bound <= OSDT_COMPAS_OPT_0005 + 1e-9 <= r.objective + 1e-9
+
+
+@pytest.mark.parametrize("after_slices", [1, 12])
+def test_ctrl_c_during_memo_growth_osdt_dp(monkeypatch, after_slices):
+    """The dynamic-programming search's memo growth (rehash and copies in slices) abandoned at a Ctrl-C: the
+    search stays consistent, INTERRUPTED with a bound below the known optimum (tic-tac-toe, lambda 0.01)."""
+    from optbb.osdt import solve
+
+    seen = _interrupt_during_growth(monkeypatch, after_slices)
+    r = solve(_tic_tac_toe(), 0.01, search="dp")
+    assert len(seen) == after_slices
+    assert r.status is Status.INTERRUPTED
+    assert r.lower_bound <= TIC_TAC_TOE_OPT_001 + 1e-9 <= r.objective + 1e-9
+    assert r.gap == pytest.approx(r.objective - r.lower_bound)
 
 
 def _cli_child(*args) -> subprocess.Popen:

@@ -12,8 +12,8 @@ from optbb.common.result import Status
 from optbb.corels import solve as corels_solve
 from optbb.frl import FRLClassifier, SoftFRLClassifier
 
-from .support import (CORELS_OPT_0005, HARD_CORELS, OSDT_FICO_LOAD, _allowed_overshoot, _code, _needs_fico,
-                      _run_child, _tic_tac_toe, jit_only)
+from .support import (CORELS_OPT_0005, HARD_CORELS, OSDT_DP_LOAD, OSDT_FICO_LOAD, _allowed_overshoot, _code,
+                      _needs_dp_case, _needs_fico, _run_child, _tic_tac_toe, jit_only)
 
 
 @jit_only
@@ -32,17 +32,21 @@ def test_corels_time_limit_overshoot(limit):
 
 
 @jit_only
+@pytest.mark.parametrize("search", ["leaf_set", "auto"])
 @pytest.mark.parametrize("limit", [2.0, 3.0])
-def test_osdt_time_limit_overshoot_fico(limit):
+def test_osdt_time_limit_overshoot_fico(limit, search):
+    """FICO at lambda 0.0005 with both searches ("auto" is dynamic programming, whose stopped tree is completed
+    by CART fits in a bounded time)."""
     _needs_fico()
     r = _run_child(_code(OSDT_FICO_LOAD, f"""
-        solve(data, 0.05, node_limit=10)
+        solve(data, 0.05, node_limit=10, search={search!r})
+        solve(data, 0.0005, search={search!r}, time_limit=0.5, memory_limit="2G")
         t0 = time.perf_counter()
-        r = solve(data, 0.0005, search="leaf_set", time_limit={limit}, memory_limit="2G")
+        r = solve(data, 0.0005, search={search!r}, time_limit={limit}, memory_limit="2G")
         report(r, wall=time.perf_counter() - t0)
     """))
     overshoot = r["wall"] - limit
-    print(f"OSDT FICO time-limit overshoot: {overshoot:.3f} s ({r['status']})")
+    print(f"OSDT FICO ({search}) time-limit overshoot: {overshoot:.3f} s ({r['status']})")
     assert r["status"] == "TIME_LIMIT"
     assert r["lower_bound"] <= r["objective"]
     assert overshoot <= _allowed_overshoot(limit), overshoot
@@ -60,6 +64,27 @@ def test_osdt_time_limit_overshoot_tic_tac_toe():
     assert r.status is Status.TIME_LIMIT
     assert wall - 1.0 <= _allowed_overshoot(1.0), wall
     assert 0 <= r.lower_bound <= r.objective
+
+
+@jit_only
+@pytest.mark.parametrize("case", sorted(OSDT_DP_LOAD))
+def test_osdt_dp_time_limit_overshoot(case):
+    """The dynamic-programming search at lambda 1e-6 (tic-tac-toe; kr-vs-kp at depth 6): stops within 5 % or
+    0.5 s of a 2 s limit, result building (the anytime tree read off the stack) included, with a valid bound."""
+    _needs_dp_case(case)
+    limit = 2.0
+    r = _run_child(_code(OSDT_DP_LOAD[case], f"""
+        solve(data, 1e-6, memory_limit=4 << 20, time_limit=30, **KW)
+        t0 = time.perf_counter()
+        r = solve(data, 1e-6, time_limit={limit}, memory_limit="2G", **KW)
+        report(r, wall=time.perf_counter() - t0)
+    """))
+    overshoot = r["wall"] - limit
+    print(f"OSDT dp {case} time-limit overshoot: {overshoot:.3f} s ({r['status']})")
+    assert r["status"] == "TIME_LIMIT"
+    assert 0 <= r["lower_bound"] <= r["objective"]
+    assert r["gap"] == pytest.approx(r["objective"] - r["lower_bound"])
+    assert abs(overshoot) <= _allowed_overshoot(limit), overshoot
 
 
 @jit_only
