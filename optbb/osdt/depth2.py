@@ -67,7 +67,7 @@ The errors of the returned tree are ``round(cost - lam_n * n_leaves)``, exactly 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import popcount64
 

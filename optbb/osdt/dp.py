@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import hash_words, popcount64
 from ..common.hashtable import ht_find, ht_put
