@@ -268,11 +268,11 @@ def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, ri
         n0 += popcount64(zero[j])
     if n1 <= n0:
         _zero_table(right, right_t)
-        accumulate_pair_counts(right, right_t, xbits, ybits, one, 1, AUTO)
+        accumulate_pair_counts(right, right_t, xbits, ybits, one, 1)
         _difference_into(left, left_t, counts, totals, right, right_t)
     else:
         _zero_table(left, left_t)
-        accumulate_pair_counts(left, left_t, xbits, ybits, zero, 1, AUTO)
+        accumulate_pair_counts(left, left_t, xbits, ybits, zero, 1)
         _difference_into(right, right_t, counts, totals, left, left_t)
 
 
