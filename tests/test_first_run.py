@@ -1,11 +1,14 @@
-"""Where an installed optbb keeps its compiled kernels: never inside site-packages, whose leftovers after
-``pip uninstall`` would shadow a later editable install (``No module named 'optbb.common.data'``)."""
+"""A fresh process: where an installed optbb keeps its compiled kernels (never inside site-packages, whose leftovers
+after ``pip uninstall`` would shadow a later editable install: ``No module named 'optbb.common.data'``), and that a
+first fit compiles each kernel once."""
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from optbb import _numba_cache
 
@@ -43,3 +46,59 @@ def test_user_setting_and_checkouts_are_left_alone():
     out = subprocess.run([sys.executable, "-c", "import optbb, os; print(os.environ.get('NUMBA_CACHE_DIR', ''))"],
                          capture_output=True, text=True, env=env, check=True, cwd=REPO).stdout.strip()
     assert out == ""  # a checkout caches beside its sources, as Numba does by default
+
+
+def test_kernels_compile_once_per_argument_type():
+    """Calls between kernels with literal integers (constants, or a variable still holding its first value) reuse
+    the plain-integer specialisation; boolean literals keep their own."""
+    import numpy as np
+
+    from optbb.common.jit import njit
+
+    @njit
+    def pick(a, k, flag):
+        return a[k] + (1.0 if flag else 2.0)
+
+    @njit
+    def caller(a):
+        j = 0
+        return pick(a, 0, True) + pick(a, 1, True) + pick(a, j, False) + pick(a, k=2, flag=False)
+
+    assert caller(np.arange(3.0)) == 0 + 1 + 1 + 1 + 0 + 2 + 2 + 2
+    assert sorted(str(s[1:]) for s in pick.signatures) == ["(int64, Literal[bool](False))",
+                                                           "(int64, Literal[bool](True))"]
+
+
+SOLVER_FITS = {
+    "corels": "from optbb.corels import CorelsClassifier as C",
+    "osdt": "from optbb.osdt import OSDTClassifier as C",
+    "frl": "from optbb.frl import FRLClassifier as C",
+    "softfrl": "from optbb.frl import SoftFRLClassifier as C",
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver", sorted(SOLVER_FITS))
+def test_first_fit_compiles_each_kernel_once(solver, tmp_path):
+    """A first fit with an empty cache compiles every optbb kernel for one signature only (the cold-start cost
+    doubles with each duplicate specialisation: benchmarks/cold_start.py --profile)."""
+    code = f"""
+import collections, numpy as np
+from numba.core import event
+seen = collections.defaultdict(set)
+class L(event.Listener):
+    def on_start(self, ev):
+        d = ev.data["dispatcher"]
+        if d.py_func.__module__.startswith("optbb."):
+            seen[d.py_func.__module__ + "." + d.py_func.__qualname__].add(str(ev.data["args"]))
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", L())
+{SOLVER_FITS[solver]}
+rng = np.random.default_rng(0)
+C().fit(rng.integers(0, 2, size=(50, 5)), rng.integers(0, 2, size=50))
+print(sorted((k, sorted(v)) for k, v in seen.items() if len(v) > 1 and not any("Literal[bool]" in s for s in v)))
+"""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), PYTHONPATH=str(REPO))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=REPO)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

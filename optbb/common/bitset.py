@@ -7,7 +7,7 @@ popcounts never need a mask.  Kernels that produce a complement (``not_into``) r
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 WORD_BITS = 64
 
@@ -89,6 +89,14 @@ def weight_and(a, b, w):
             total += w[k * 64 + trailing_zeros(word)]
             word &= word - np.uint64(1)
     return total
+
+
+@njit(cache=True, inline="always")
+def copy_into(out, a, n):
+    """``out[:n] = a[:n]`` for any 1-D arrays, as a loop: a slice assignment between arrays compiles Numba's
+    shape-mismatch message (its string formatting: about a second of a fresh process's first call)."""
+    for i in range(n):
+        out[i] = a[i]
 
 
 @njit(cache=True)

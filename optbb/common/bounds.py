@@ -7,7 +7,7 @@ count is strictly below ``lambda * N``.
 """
 from __future__ import annotations
 
-from numba import njit
+from .jit import njit
 
 
 @njit(cache=True, inline="always")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from .growth import Stop, row_bytes, slices
 
@@ -59,7 +59,8 @@ def ht_put(keys, hashes, used, fval, ival, slot, key, h, f, i):
         slot = -slot - 1
         used[slot] = True
         hashes[slot] = h
-        keys[slot, :] = key
+        for w in range(key.shape[0]):  # a loop: a slice assignment compiles Numba's shape-error formatting
+            keys[slot, w] = key[w]
     fval[slot] = f
     ival[slot] = i
     return slot

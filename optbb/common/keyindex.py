@@ -13,7 +13,7 @@ exist, not to the capacity of the index.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from .growth import Stop, slices
 

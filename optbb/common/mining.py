@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
+from .jit import njit
 
 from .bitset import hash_words, n_words, pack_rows, popcount64, unpack_rows, weight_and, weight_of
 from .data import BinaryDataset

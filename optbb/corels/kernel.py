@@ -8,7 +8,7 @@ Bounds are computed from integer counts with ``objective_value`` so every compar
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import popcount64
 from ..common.bounds import (accurate_support_too_small, majority_errors, objective_value, support_too_small)

@@ -19,7 +19,7 @@ equal-or-better prefix is already known) and must be dropped.  A dominated incum
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import hash_words
 from ..common.growth import Stop, grow

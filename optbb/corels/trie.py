@@ -12,7 +12,7 @@ node is flagged, and its descendants are discarded when popped because an ancest
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 PARENT, RULE, DEPTH, ERR, B0, NCAP, NCHILD, STATE, DELETED, PRED, DPRED, DERR, MAPSLOT = range(13)
 N_FIELDS = 13

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from ..common.jit import njit
 
 
 @njit(cache=True, inline="always")

@@ -10,7 +10,7 @@ plain-Python twin in ``tests/twins/frl.py``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 
 @njit(cache=True, inline="always")

@@ -28,10 +28,10 @@ import time
 
 import numpy as np
 import pandas as pd
-from numba import njit
+from ..common.jit import njit
 
 from ..common import driver
-from ..common.bitset import popcount, popcount64, weight_and, weight_words_and
+from ..common.bitset import copy_into, popcount, popcount64, weight_and, weight_words_and
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.formats import first_match
@@ -271,8 +271,8 @@ def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility, mar
 @njit(cache=True)
 def _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand_row):
     """Every sample uncaptured, no antecedent used, no candidate count recorded yet."""
-    rem_pos[:] = all_pos
-    rem_neg[:] = all_neg
+    copy_into(rem_pos, all_pos, all_pos.shape[0])
+    copy_into(rem_neg, all_neg, all_neg.shape[0])
     used[:] = False
     cand_row[:] = -1
 
@@ -282,8 +282,8 @@ def _cached_counts(depth, rules, tot_pos, tot_neg, pair_pos, pair_neg, cp, cn, t
     """Exact counts of every antecedent at level 0 (totals) or level 1 (totals less the overlap with the first rule)
     from the caches, without a scan."""
     if depth == 0:
-        cp[:] = tot_pos
-        cn[:] = tot_neg
+        copy_into(cp, tot_pos, tot_pos.shape[0])
+        copy_into(cn, tot_neg, tot_neg.shape[0])
     else:
         r0 = rules[0]
         for j in range(cp.shape[0]):
@@ -296,7 +296,7 @@ def _keep_if_better(L, rules, depth, best_L, best_rules, best_len):
     if L < best_L[0]:
         best_L[0] = L
         best_len[0] = depth
-        best_rules[:depth] = rules[:depth]
+        copy_into(best_rules, rules, depth)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import popcount_and, popcount_and3
 from ..common.bounds import majority_errors, objective_value

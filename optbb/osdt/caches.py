@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import and_into, hash_words, popcount, popcount_and
 from ..common.bounds import majority_errors

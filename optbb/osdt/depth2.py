@@ -75,7 +75,7 @@ counts stay int64 and exact, so the solver, its tie rules and its guarantees are
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import popcount64
 

@@ -36,11 +36,12 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.extending import overload
 
 from ..common.bitset import hash_words, popcount64
 from ..common.hashtable import ht_find, ht_put
+from ..common.jit import njit
 from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
 
 UNLIMITED = 1 << 30  # depth budget without max_depth
@@ -330,7 +331,7 @@ def memo_find(memo, keybuf, S, d):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _memo_insert(memo, st, keybuf, S, d, lb, ub):
     h = _make_key(keybuf, S, d)
     slot = ht_find(memo.keys, memo.hashes, memo.used, keybuf, h)
@@ -355,7 +356,7 @@ def _child_depth(d):
 # ----------------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open(k, data, memo, stk, st, ip, fp, tabs):
     """Open frame ``k``: resolve it at once (returns ``(SUCCESS|FAIL, value)``) or prepare its split loop
     (returns ``(0, 0)``).  ``SUCCESS`` means an exact optimum below the frame's bound, ``FAIL`` a lower bound at
@@ -474,7 +475,7 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
     return 0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _table_of(k, S, data, st, tabs):
     """Pair-count table of the support of depth-3 frame ``k``: its children's tables then cost one count of the
     smaller child each (the other is the difference)."""
@@ -485,7 +486,7 @@ def _table_of(k, S, data, st, tabs):
     st[S_TFEAT] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
     """The depth-2 solver (:mod:`optbb.osdt.depth2`) on the support of frame ``k``: ``(cost, f, f_left,
     f_right)``.  A child of the depth-3 frame holding a count table reads its own table from it."""
@@ -506,7 +507,7 @@ def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
     return v, g, gl, gr
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(k, child_value, stk, xf, ub, st):
     """Push the child ``x_f = child_value`` of frame ``k`` as frame ``k + 1`` with bound ``ub``."""
     split_into(stk.sup[k + 1], stk.sup[k], xf, child_value)
@@ -553,7 +554,7 @@ def _finish_feature(k, j, data, stk, ip):
             lbf[jj] = lb0[jj] + lb1[jj]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _first_child(k, j, data, stk):
     """Which child of split ``j`` of frame ``k`` to solve first: the one with the larger bound, on a tie the larger
     support (more errors to remove: it is the likelier to fail its bound, which saves solving its sibling)."""
@@ -565,7 +566,7 @@ def _first_child(k, j, data, stk):
     return 0 if n - n1 >= n1 else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _child_done(k, kind, v, data, stk, st, ip):
     """Frame ``k`` receives its child's result."""
     j = stk.cursor[k]
@@ -601,7 +602,7 @@ def _child_done(k, kind, v, data, stk, st, ip):
     _finish_feature(k, j, data, stk, ip)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close(k, memo, stk):
     """All splits of frame ``k`` are done: an exact optimum if one beat the frame's bound, else a lower bound."""
     eid = stk.entry[k]

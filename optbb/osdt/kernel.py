@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from ..common.jit import njit
 
 from ..common.bitset import popcount64
 from ..common.bounds import objective_value
