@@ -127,6 +127,17 @@ def display_names(feature_names, X_names, n_features: int) -> list[str]:
     return names
 
 
+class MultiClassTagsMixin:
+    """scikit-learn tags of an optbb classifier that takes ``k >= 2`` classes: dense input only, no missing values."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+
 class BinaryOnlyTagsMixin:
     """scikit-learn tags of the optbb classifiers: binary targets only, dense input only, no missing values."""
 
@@ -160,9 +171,10 @@ def _target_array(y) -> np.ndarray:
     return y_arr
 
 
-def validate_fit_input(X, y, sample_weight=None, estimator=None):
+def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: bool = False):
     """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
-    the two classes, the DataFrame's feature names (or None) and validated weights.
+    the two classes, the DataFrame's feature names (or None) and validated weights.  With ``multiclass``, ``y`` may
+    hold ``k >= 2`` classes, encoded ``0 .. k-1`` in sorted order.
 
     With ``estimator`` given, ``n_features_in_`` and ``feature_names_in_`` are set on it the scikit-learn way.
     Raises ``ValueError`` naming the problem.
@@ -186,7 +198,7 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None):
     classes, y_enc = np.unique(y_arr, return_inverse=True)
     if len(classes) == 1:
         raise ValueError(f"y has a single class ({classes[0]!r}): one class is not enough, a classifier needs two")
-    if len(classes) > 2:
+    if len(classes) > 2 and not multiclass:
         raise ValueError(f"Only binary classification is supported. The type of the target is {y_type} "
                          f"(y has {len(classes)} classes)")
     if sample_weight is not None:
@@ -200,7 +212,7 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None):
                 raise ValueError("the samples of non-zero sample_weight have a single class; a classifier needs "
                                  "two classes")
         sample_weight = w0
-    X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight)
+    X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight, max(2, len(classes)))
     printable = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
     if len(set(printable)) != len(printable):
         raise ValueError("duplicate feature names")
