@@ -32,6 +32,9 @@ BINARY_INPUT_CHECKS = (
 # estimators with both predict_proba and decision_function (all optbb classifiers) also run these
 FRL_EXTRA = ("check_decision_proba_consistency",)
 
+# estimators with a class_weight parameter (CorelsClassifier) also run this one, on real-valued X
+CLASS_WEIGHT_EXTRA = ("check_class_weight_classifiers",)
+
 PIPELINE = "Pipeline's own behaviour: Pipeline.fit replaces its `steps` parameter, which the check forbids"
 PIPELINE_CHECKS = ("check_estimators_overwrite_params", "check_dont_overwrite_parameters")
 
@@ -50,4 +53,6 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     out = {name: BINARY_X for name in BINARY_INPUT_CHECKS}
     if hasattr(estimator, "predict_proba") and hasattr(estimator, "decision_function"):
         out.update({name: BINARY_X for name in FRL_EXTRA})
+    if "class_weight" in estimator.get_params():
+        out.update({name: BINARY_X for name in CLASS_WEIGHT_EXTRA})
     return out
