@@ -59,7 +59,7 @@ def node_lookahead(T, TE, node, n, lam, lookahead):
     return objective_value(TE[node, E_ERR] + TE[node, E_B0], T[node, DEPTH] + extra, n, lam)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def captured_amounts(a, b, Y, z, w, ycls, wz, cc):
     """Amounts of the samples in ``a & b``: returns ``(total, equivalent-points minority)`` and writes the amount of
     each class into ``cc``.  Counts by popcount when ``w`` is None (class 0 is the total minus the others), else sums
