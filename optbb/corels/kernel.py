@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..common.bitset import popcount64, trailing_zeros
+from ..common.bitset import popcount64, weight_and
 from ..common.bounds import accurate_support_too_small, majority_class, objective_value, support_too_small
 from ..common.queue import BFS, DFS, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push, heapify
 from .maps import (MAP_CAPTURED, MAP_NONE, MAP_PREFIX, check_and_insert, key_len_bound, map_short, prefix_key,
@@ -60,10 +60,11 @@ def node_lookahead(T, TE, node, n, lam, lookahead):
 
 
 @njit(cache=True, inline="always")
-def captured_amounts(a, b, Y, z, w, ycls, wz, cc):
+def captured_amounts(a, b, Y, z, w, tv, cc):
     """Amounts of the samples in ``a & b``: returns ``(total, equivalent-points minority)`` and writes the amount of
-    each class into ``cc``.  Counts by popcount when ``w`` is None (class 0 is the total minus the others), else sums
-    ``w`` (and ``wz = w * z``) over the set bits; ``ycls`` is each sample's class."""
+    each class into ``cc``.  Counts by popcount when ``w`` is None (class 0 is the total minus the others), else
+    writes ``a & b`` into the scratch ``tv`` and sums ``w`` over it class by class (``weight_and``, in sample order:
+    the sums :func:`~optbb.corels.model.build_rule_list` makes)."""
     nw = a.shape[0]
     k = Y.shape[0]
     if w is None:
@@ -87,20 +88,13 @@ def captured_amounts(a, b, Y, z, w, ycls, wz, cc):
             rest -= cj
         cc[0] = rest
         return nv, zc
-    for j in range(k):
-        cc[j] = 0.0
-    tot = 0.0
-    zw = 0.0
     for i in range(nw):
-        t = a[i] & b[i]
-        base = i * 64
-        while t:
-            x = base + trailing_zeros(t)
-            tot += w[x]
-            cc[ycls[x]] += w[x]
-            zw += wz[x]
-            t &= t - np.uint64(1)
-    return tot, zw
+        tv[i] = a[i] & b[i]
+    tot = 0.0
+    for j in range(k):
+        cc[j] = weight_and(tv, Y[j], w)
+        tot += cc[j]
+    return tot, weight_and(tv, z, w)
 
 
 @njit(cache=True)
@@ -115,7 +109,7 @@ def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
 
 
 @njit(cache=True)
-def run_chunk(rules, Y, z, w, ycls, wz, n, lam, tail_mask, cfg, T, TE, amounts, free_list, hkey, hseq, hitem,
+def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, hkey, hseq, hitem,
               mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions,
               stop_on_improve):
     """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped.
@@ -139,6 +133,7 @@ def run_chunk(rules, Y, z, w, ycls, wz, n, lam, tail_mask, cfg, T, TE, amounts, 
     sp = np.zeros(m + 1, dtype=np.int64)
     key = np.zeros(max(m + 1, n_words), dtype=np.uint64)
     k_classes = Y.shape[0]
+    tv = np.zeros(n_words, dtype=np.uint64)
     cu = amounts[0]  # uncaptured amount of each class
     cc = amounts[1]  # captured by the child's new rule
     cd = amounts[2]  # left to the child's default rule
@@ -166,7 +161,7 @@ def run_chunk(rules, Y, z, w, ycls, wz, n, lam, tail_mask, cfg, T, TE, amounts, 
 
         # --- expand: evaluate every child (d_p, s) ---
         _uncaptured(rules, prefix, depth, n_words, tail_mask, u)
-        nu, zu = captured_amounts(u, u, Y, z, w, ycls, wz, cu)
+        nu, zu = captured_amounts(u, u, Y, z, w, tv, cu)
         for k in range(depth):
             in_prefix[prefix[k]] = True
         if map_type == MAP_PREFIX:
@@ -178,7 +173,7 @@ def run_chunk(rules, Y, z, w, ycls, wz, n, lam, tail_mask, cfg, T, TE, amounts, 
         for s in range(m):
             if in_prefix[s]:
                 continue
-            nv, zc = captured_amounts(u, rules[s], Y, z, w, ycls, wz, cc)
+            nv, zc = captured_amounts(u, rules[s], Y, z, w, tv, cc)
             if support_on and support_too_small(nv, threshold):  # Thm 10
                 continue
             pred, rule_err = majority_class(cc)

@@ -10,7 +10,8 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..common import driver
-from ..common.bitset import popcount, unpack
+from ..common.bitset import popcount, weight_of
+from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.growth import Stop, grow, row_bytes
@@ -93,13 +94,7 @@ class CorelsEngine:
         # amounts are sample counts, or sums of weights: `weights` None selects the popcount kernels
         self.weights = None if data.sample_weight is None else np.ascontiguousarray(data.sample_weight,
                                                                                     dtype=np.float64)
-        if self.weights is None:
-            self.n = data.n_samples
-            self.ycls, self.wz = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.float64)
-        else:
-            self.n = float(self.weights.sum())
-            self.ycls = data.y.astype(np.int64)
-            self.wz = self.weights * unpack(self.z, data.n_samples)
+        self.n = data.n_samples if self.weights is None else float(self.weights.sum())
         rem = data.n_samples - (self.w - 1) * 64
         self.tail_mask = np.uint64((1 << rem) - 1) if rem < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
         self.cfg = np.array([policy, map_type, "support" not in ablation, "accurate_support" not in ablation,
@@ -122,8 +117,8 @@ class CorelsEngine:
 
     # -- driver protocol ---------------------------------------------------------------------------------------
     def start(self) -> Status | None:
-        totals = class_amounts(self.data.y, self.weights, self.data.n_classes)
-        root_err = totals.sum() - totals.max()  # the default rule alone: the majority class (ties: the larger index)
+        # the default rule alone: the majority class (ties: the larger index), erring on the other classes
+        _, root_err = majority_class(class_amounts(self.data.y, self.weights, self.data.n_classes))
         self.fst[K.F_RC] = root_err / self.n
         self.fst[K.F_BEST_ERR] = root_err
         T, TE = self.T, self.TE
@@ -131,7 +126,7 @@ class CorelsEngine:
         T[0, RULE] = -1
         T[0, DEPTH] = 0
         TE[0, E_ERR] = 0
-        TE[0, E_B0] = popcount(self.z) if self.weights is None else self.wz.sum()
+        TE[0, E_B0] = popcount(self.z) if self.weights is None else weight_of(self.z, self.weights)
         TE[0, E_NCAP] = 0
         T[0, STATE] = LEAF
         T[0, MAPSLOT] = -1
@@ -148,9 +143,10 @@ class CorelsEngine:
             self.collect_garbage()
         if self.node_limit is not None:
             work = min(work, self.node_limit - int(self.st[K.S_EVALUATED]))
-        code = K.run_chunk(self.rules, self.Y, self.z, self.weights, self.ycls, self.wz, self.n, self.lam,
-                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, self.heap.key, self.heap.seq, self.heap.item, *self.map.arrays(),
-                           self.st, self.fst, self.best_prefix, work, True)
+        code = K.run_chunk(self.rules, self.Y, self.z, self.weights, self.n, self.lam,
+                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, self.heap.key,
+                           self.heap.seq, self.heap.item, *self.map.arrays(), self.st, self.fst, self.best_prefix,
+                           work, True)
         if self.st[K.S_IMPROVED]:
             self.gc_pending = True
         if code == K.QUEUE_EMPTY:
