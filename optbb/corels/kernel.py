@@ -15,7 +15,8 @@ import numpy as np
 from numba import njit
 
 from ..common.bitset import popcount64, weight_and
-from ..common.bounds import accurate_support_too_small, majority_class, objective_value, support_too_small
+from ..common.bounds import (accurate_support_too_small, majority_class, majority_errors, objective_value,
+                             support_too_small)
 from ..common.queue import BFS, DFS, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push, heapify
 from .maps import (MAP_CAPTURED, MAP_NONE, MAP_PREFIX, check_and_insert, key_len_bound, map_short, prefix_key,
                    sort_prefix)
@@ -97,6 +98,21 @@ def captured_amounts(a, b, Y, z, w, tv, cc):
     return tot, weight_and(tv, z, w)
 
 
+@njit(cache=True, inline="always")
+def binary_counts(u, rules, s, y1, z):
+    """Unweighted two-class fast path: ``(captured, captured of class 1, equivalent-points minority)`` of antecedent
+    ``s`` among the samples ``u``, three popcounts per word."""
+    nv = 0
+    c1 = 0
+    zc = 0
+    for i in range(u.shape[0]):
+        t = u[i] & rules[s, i]
+        nv += popcount64(t)
+        c1 += popcount64(t & y1[i])
+        zc += popcount64(t & z[i])
+    return nv, c1, zc
+
+
 @njit(cache=True)
 def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
     for w in range(n_words):
@@ -134,6 +150,8 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
     key = np.zeros(max(m + 1, n_words), dtype=np.uint64)
     k_classes = Y.shape[0]
     tv = np.zeros(n_words, dtype=np.uint64)
+    binary = w is None and k_classes == 2
+    y1 = Y[1]
     cu = amounts[0]  # uncaptured amount of each class
     cc = amounts[1]  # captured by the child's new rule
     cd = amounts[2]  # left to the child's default rule
@@ -162,6 +180,7 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
         # --- expand: evaluate every child (d_p, s) ---
         _uncaptured(rules, prefix, depth, n_words, tail_mask, u)
         nu, zu = captured_amounts(u, u, Y, z, w, tv, cu)
+        nu1 = cu[1]
         for k in range(depth):
             in_prefix[prefix[k]] = True
         if map_type == MAP_PREFIX:
@@ -173,19 +192,31 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
         for s in range(m):
             if in_prefix[s]:
                 continue
-            nv, zc = captured_amounts(u, rules[s], Y, z, w, tv, cc)
+            if binary:
+                nv, c1, zc = binary_counts(u, rules, s, y1, z)
+            else:
+                c1 = 0
+                nv, zc = captured_amounts(u, rules[s], Y, z, w, tv, cc)
             if support_on and support_too_small(nv, threshold):  # Thm 10
                 continue
-            pred, rule_err = majority_class(cc)
-            if accurate_on and accurate_support_too_small(cc[pred], threshold):  # Thm 11
+            if binary:
+                pred, rule_err = majority_errors(c1, nv)
+                correct = nv - rule_err
+            else:
+                pred, rule_err = majority_class(cc)
+                correct = cc[pred]
+            if accurate_on and accurate_support_too_small(correct, threshold):  # Thm 11
                 continue
             st[S_LB_EVALS] += 1
             err_c = err_p + rule_err
             if objective_value(err_c, child_depth, n, lam) >= fst[F_RC]:  # Thm 1
                 continue
-            for j in range(k_classes):
-                cd[j] = cu[j] - cc[j]
-            dpred, derr = majority_class(cd)
+            if binary:
+                dpred, derr = majority_errors(nu1 - c1, nu - nv)
+            else:
+                for j in range(k_classes):
+                    cd[j] = cu[j] - cc[j]
+                dpred, derr = majority_class(cd)
             objective = objective_value(err_c + derr, child_depth, n, lam)
             if objective < fst[F_RC]:
                 fst[F_RC] = objective
