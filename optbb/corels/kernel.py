@@ -7,7 +7,8 @@ Bounds are computed with ``objective_value`` from amounts: integer sample counts
 reproducible), or, with sample weights, sums of weights (``w`` given; integer weights sum exactly, so they reproduce
 repeated rows).  With ``k`` classes a rule predicts the class of largest captured amount (ties: the larger class
 index) and errs on the rest; ``Y`` holds one bitset per class.  The kernels compile once for counts (``w`` None,
-``TE`` int32: the popcount path) and once for weights (``TE`` float64: a sum over the captured samples).
+``TE`` int32: the popcount path, with the two-class unweighted case in ``binary_counts``) and once for weights
+(``TE`` float64: sums of weights over the captured samples).
 """
 from __future__ import annotations
 
