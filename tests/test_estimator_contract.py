@@ -28,7 +28,7 @@ FAST = {  # small settings so every fit below takes well under a second
 ESTIMATORS = list(FAST)
 SOLVERS = [c for c in ESTIMATORS if c is not CARTClassifier]  # the optbb searches (CART wraps scikit-learn)
 LIMITS = ("time_limit", "node_limit", "memory_limit", "verbose")
-REAL_WEIGHTS = {OSDTClassifier, FRLClassifier, SoftFRLClassifier}  # solvers whose kernels sum real sample weights
+REAL_WEIGHTS = {CorelsClassifier, OSDTClassifier, FRLClassifier, SoftFRLClassifier}  # solvers whose kernels sum real sample weights
 
 
 def data():

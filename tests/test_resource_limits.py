@@ -72,7 +72,7 @@ def test_map_bytes_are_accounted_and_follow_the_entries(map_type):
             break
         if code == driver.NEED_MEMORY:
             assert search.grow(None)
-    others = (search.T.nbytes + search.free_list.nbytes + sum(a.nbytes for a in search.heap)
+    others = (search.T.nbytes + search.TE.nbytes + search.free_list.nbytes + sum(a.nbytes for a in search.heap)
               + search.best_prefix.nbytes)
     assert search.memory_bytes() == others + search.map.nbytes()
     mp, m = search.map, search.m

@@ -135,7 +135,7 @@ def test_integer_sample_weight_equals_repeated_rows(est):
     if isinstance(est, OSDTClassifier):  # real weights: uniform ones change nothing
         assert np.array_equal(clone(est).fit(X, y, sample_weight=np.full(60, 0.5)).predict(X), clone(est).fit(X, y)
                               .predict(X))
-    if type(est).__name__ in ("FRLClassifier", "SoftFRLClassifier", "OSDTClassifier"):  # real weights: weighted
+    if type(est).__name__ in ("FRLClassifier", "SoftFRLClassifier", "OSDTClassifier", "CorelsClassifier"):
         return
     with pytest.raises(ValueError, match="integer sample_weight"):
         clone(est).fit(X, y, sample_weight=np.full(60, 0.5))

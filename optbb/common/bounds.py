@@ -26,6 +26,22 @@ def majority_errors(n_pos, n_total):
 
 
 @njit(cache=True, inline="always")
+def majority_class(counts):
+    """Label and errors of a majority-vote rule over ``k >= 2`` classes from its captured class counts (or weights):
+    ``(label, errors)``, the label of the largest count (ties to the larger class index, so for two classes a tie
+    predicts 1 as :func:`majority_errors` does) and the errors the total of the other classes."""
+    best = 0
+    for j in range(1, counts.shape[0]):
+        if counts[j] >= counts[best]:
+            best = j
+    errors = counts[0] * 0
+    for j in range(counts.shape[0]):
+        if j != best:
+            errors += counts[j]
+    return best, errors
+
+
+@njit(cache=True, inline="always")
 def support_too_small(n_captured, threshold):
     """Lower bound on antecedent support (CORELS Thm 10; OSDT Thm 3.3): an optimal model never has a rule or leaf
     that captures fewer than ``lambda * N`` samples, so prune when ``n_captured < threshold``."""

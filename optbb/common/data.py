@@ -20,15 +20,16 @@ from .bitset import pack, pack_rows, unpack, unpack_rows
 
 @dataclass(eq=False)
 class BinaryDataset:
-    """Binary features, binary labels, optional sample weights, names.
+    """Binary features, class labels, optional sample weights, names.
 
     Attributes
     ----------
     X : (n_samples, n_features) uint8 array of 0/1.
-    y : (n_samples,) uint8 array of 0/1.
+    y : (n_samples,) uint8 array of class indices ``0 .. k-1``, ``k = len(label_names)`` (0/1 for two classes).
     feature_names : list of column names (unique).
     sample_weight : (n_samples,) float64 array or None (uniform).
-    label_names : names of label 0 and label 1.
+    label_names : names of the classes, label 0 first (two by default; CORELS reads any ``k >= 2``, the other
+        solvers two).
     minority : packed equivalent-points minority bitset given by the user (``.minor`` file), or None.
     """
 
@@ -36,12 +37,16 @@ class BinaryDataset:
     y: np.ndarray
     feature_names: list[str]
     sample_weight: np.ndarray | None = None
-    label_names: tuple[str, str] = ("0", "1")
+    label_names: tuple[str, ...] = ("0", "1")
     minority: np.ndarray | None = None
     _bits: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        self.X, self.y, self.sample_weight = check_binary_arrays(self.X, self.y, self.sample_weight)
+        self.label_names = tuple(str(n) for n in self.label_names)
+        if len(self.label_names) < 2:
+            raise ValueError(f"label_names must name at least two classes, got {list(self.label_names)}")
+        self.X, self.y, self.sample_weight = check_binary_arrays(self.X, self.y, self.sample_weight,
+                                                                 len(self.label_names))
         names = [str(n) for n in self.feature_names]
         if len(names) != self.X.shape[1]:
             raise ValueError(f"feature_names has {len(names)} entries but X has {self.X.shape[1]} columns")
@@ -78,9 +83,17 @@ class BinaryDataset:
         return self._bits
 
     @property
+    def n_classes(self) -> int:
+        return len(self.label_names)
+
+    @property
     def y_bits(self) -> np.ndarray:
         """Packed bitset of the samples with label 1."""
-        return pack(self.y)
+        return pack(self.y == 1)
+
+    def class_bits(self) -> np.ndarray:
+        """(n_classes, n_words) uint64: row ``j`` packs the samples of class ``j``."""
+        return pack_rows(self.y[None, :] == np.arange(self.n_classes)[:, None])
 
     def minority_bits(self) -> np.ndarray:
         """Equivalent-points minority bitset computed from the data (checked against a given ``.minor``)."""
@@ -122,8 +135,9 @@ def _duplicates(names: Iterable[str]) -> list[str]:
     return dup
 
 
-def check_binary_arrays(X, y, sample_weight=None):
-    """Validate and copy ``X`` (0/1 matrix), ``y`` (0/1 labels) and optional weights.
+def check_binary_arrays(X, y, sample_weight=None, n_classes: int = 2):
+    """Validate and copy ``X`` (0/1 matrix), ``y`` (0/1 labels, or class indices ``0 .. n_classes-1``) and optional
+    weights.
 
     Raises ``ValueError`` naming the problem: NaN or inf, non-binary values, wrong dimensions, length mismatch,
     empty data, zero features, negative or non-finite weights.  Nothing passed in is modified.
@@ -141,7 +155,10 @@ def check_binary_arrays(X, y, sample_weight=None):
         raise ValueError(f"y must be 1-D, got shape {y.shape}")
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"length mismatch: X has {X.shape[0]} samples but y has {y.shape[0]}")
-    _check_binary(y, "y")
+    if n_classes == 2:
+        _check_binary(y, "y")
+    else:
+        _check_classes(y, n_classes)
     w = None
     if sample_weight is not None:
         w = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
@@ -177,6 +194,15 @@ def _as_numeric(a, name: str) -> np.ndarray:
     return arr
 
 
+def _check_classes(y: np.ndarray, k: int) -> None:
+    if k > 255:
+        raise ValueError(f"at most 255 classes are supported, got {k} label names")
+    bad = (y != np.round(y)) | (y < 0) | (y >= k)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise ValueError(f"y must hold class indices 0 .. {k - 1} (one per label name): value {y[i]!r} at index {i}")
+
+
 def _check_binary(a: np.ndarray, name: str) -> None:
     bad = (a != 0) & (a != 1)
     if np.any(bad):
@@ -186,14 +212,20 @@ def _check_binary(a: np.ndarray, name: str) -> None:
 
 
 def from_arrays(X, y, feature_names: Sequence[str] | None = None, sample_weight=None,
-                label_names: tuple[str, str] = ("0", "1")) -> BinaryDataset:
-    """Build a dataset from a 0/1 matrix (numpy or pandas) and labels."""
+                label_names: Sequence[str] | None = None) -> BinaryDataset:
+    """Build a dataset from a 0/1 matrix (numpy or pandas) and labels (0/1, or class indices ``0 .. k-1``).
+
+    ``label_names`` defaults to ``("0", "1")``, or ``("0", ..., str(k-1))`` when ``y`` holds a class index above 1."""
+    if label_names is None:
+        top = np.max(_as_numeric(y, "y"), initial=1) if np.size(y) else 1
+        k = int(top) + 1 if float(top) == int(top) and top >= 1 else 2
+        label_names = tuple(str(j) for j in range(k))
     if feature_names is None:
         if isinstance(X, pd.DataFrame):
             feature_names = [str(c) for c in X.columns]
         else:
             feature_names = [f"x{j}" for j in range(np.shape(X)[1] if np.ndim(X) == 2 else 0)]
-    return BinaryDataset(X, y, list(feature_names), sample_weight, label_names)
+    return BinaryDataset(X, y, list(feature_names), sample_weight, tuple(label_names))
 
 
 def from_dataframe(df: pd.DataFrame, label: str | None = None) -> BinaryDataset:
@@ -228,8 +260,7 @@ def read_binary_csv(path: str | os.PathLike, label: str | None = None, sep: str 
 
 
 def _check_two_classes(data: BinaryDataset, path) -> None:
-    n1 = int(data.y.sum())
-    if n1 == 0 or n1 == data.n_samples:
+    if np.all(data.y == data.y[0]):
         raise ValueError(f"{path}: the label has a single class ({int(data.y[0])} for all {data.n_samples} samples);"
                          " a classifier needs two classes")
 
@@ -243,7 +274,8 @@ def read_corels(out_path: str | os.PathLike, label_path: str | os.PathLike,
                 minor_path: str | os.PathLike | None = None) -> BinaryDataset:
     """Read the CORELS text format (``.gz`` accepted).
 
-    ``.out``: one line per antecedent, ``{name} b1 ... bN``.  ``.label``: two such lines, negative class first.
+    ``.out``: one line per antecedent, ``{name} b1 ... bN``.  ``.label``: one such line per class, ``k >= 2``
+    lines (two: the negative class first), every sample marked in exactly one line; line ``j`` is class ``j``.
     ``.minor`` (optional): one line, the equivalent-points minority vector; it is checked against the vector
     computed from the data and a mismatch is a ``ValueError``.  Trailing spaces, CRLF and a missing final newline
     are accepted; ragged lines, tokens other than 0/1 and wrong counts are errors naming file and line.
@@ -252,16 +284,21 @@ def read_corels(out_path: str | os.PathLike, label_path: str | os.PathLike,
     if not rows:
         raise ValueError(f"{out_path}: no antecedent lines")
     lnames, lrows = _read_bit_lines(label_path)
-    if len(lrows) != 2:
-        raise ValueError(f"{label_path}: expected 2 label lines (negative class first), found {len(lrows)}")
+    if len(lrows) < 2:
+        raise ValueError(f"{label_path}: expected 2 label lines (negative class first) or one line per class, "
+                         f"found {len(lrows)}")
     n = rows[0].shape[0]
     for k, r in enumerate(lrows):
         if r.shape[0] != n:
             raise ValueError(f"{label_path}: line {k + 1} has {r.shape[0]} values but {out_path} has {n} samples")
-    if np.any(lrows[0] + lrows[1] != 1):
-        bad = int(np.argmax(lrows[0] + lrows[1] != 1))
-        raise ValueError(f"{label_path}: the two label lines are not complementary (sample {bad})")
-    data = BinaryDataset(np.stack(rows, axis=1), lrows[1], names, None, (lnames[0], lnames[1]))
+    marks = np.sum(lrows, axis=0)
+    if np.any(marks != 1):
+        bad = int(np.argmax(marks != 1))
+        what = "the two label lines are not complementary" if len(lrows) == 2 else \
+            "every sample must be marked in exactly one label line"
+        raise ValueError(f"{label_path}: {what} (sample {bad} is marked in {int(marks[bad])})")
+    y = np.argmax(np.stack(lrows), axis=0).astype(np.uint8)
+    data = BinaryDataset(np.stack(rows, axis=1), y, names, None, tuple(lnames))
     _check_two_classes(data, label_path)
     if minor_path is not None:
         _, mrows = _read_bit_lines(minor_path)

@@ -19,17 +19,19 @@ def equivalence_classes(X: np.ndarray) -> np.ndarray:
 
 
 def minority_vector(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """Indicator ``z`` of the points that carry their equivalence class's minority label.
+    """Indicator ``z`` of the points outside their equivalence class's (weighted) majority label.
 
-    Per class, the label with the smaller (weighted) count is the minority; on an exact tie the label-1 points
-    are flagged, as in the reference CORELS (the flagged weight is the same either way).
-    Sum of ``z`` (weighted) / N is the root value of the equivalent points bound (CORELS Prop. 19).
+    ``y`` holds class indices ``0 .. k-1`` (``k >= 2``).  Per class of equivalent points the majority is the label of
+    largest (weighted) count, the smallest such label on a tie (two classes: on an exact tie the label-1 points are
+    flagged, as in the reference CORELS; the flagged weight, total minus largest, is the same whichever tied label is
+    called the majority).  Sum of ``z`` (weighted) / N is the root value of the equivalent points bound (CORELS
+    Prop. 19).
     """
     groups = equivalence_classes(X)
     y = np.asarray(y, dtype=np.int64)
     w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     n_groups = int(groups.max(initial=-1)) + 1
-    w1 = np.bincount(groups, weights=w * y, minlength=n_groups)
-    w0 = np.bincount(groups, weights=w * (1 - y), minlength=n_groups)
-    minority_label = np.where(w1 <= w0, 1, 0)
-    return (y == minority_label[groups]).astype(np.uint8)
+    k = max(2, int(y.max(initial=0)) + 1)
+    counts = np.stack([np.bincount(groups, weights=w * (y == j), minlength=n_groups) for j in range(k)], axis=1)
+    majority = np.argmax(counts, axis=1) if n_groups else np.zeros(0, dtype=np.int64)
+    return (y != majority[groups]).astype(np.uint8)

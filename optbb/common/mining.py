@@ -158,10 +158,10 @@ S_LEVEL, S_EXAMINED, S_KEPT, S_STARTED = range(4)
 
 
 @njit(cache=True, inline="always")
-def _counts(col, ypos, wts):
-    """(rows, positive rows) of a conjunction, or their weights when ``wts`` (per-row weights) is given."""
-    if wts is not None:
-        return weight_of(col, wts), weight_and(col, ypos, wts)
+def _counts(col, ypos, w):
+    """Rows of a conjunction and positive rows among them: counts, or weights when ``w`` (per-sample) is given."""
+    if w is not None:
+        return weight_of(col, w), weight_and(col, ypos, w)
     s = 0
     sp = 0
     for i in range(col.shape[0]):
@@ -195,12 +195,13 @@ def _extensible(s, sp, ip, fp):
 
 @njit(cache=True)
 def mine_chunk(lits, lit_feat, ypos, ip, fp, card, combo, partial, state, max_work,
-               index, ehash, kept_bits, kept_lits, wts=None):
+               index, ehash, kept_bits, kept_lits, w=None):
     """Continue the enumeration of ``card``-literal conjunctions where ``combo``/``partial``/``state`` left it, for
     at most ``max_work`` conjunctions computed (partial ones included); kept ones go to row ``state[S_KEPT]`` of
     ``kept_bits`` / ``kept_lits``.  Returns CARD_DONE, CHUNK_DONE, or NEED_ROOM (the kept arrays or the index are
     full; the candidate is examined again on the next call).  Every return leaves ``combo[:k + 1]`` and
-    ``partial[:k + 1]`` consistent, so the next call resumes at the same conjunction."""
+    ``partial[:k + 1]`` consistent, so the next call resumes at the same conjunction.  ``w`` (per-sample weights,
+    optional) makes the support tests count weight instead of rows."""
     n_lits, nw = lits.shape
     dedupe = ip[P_DEDUPE] != 0
     k = state[S_LEVEL]
@@ -232,7 +233,7 @@ def mine_chunk(lits, lit_feat, ypos, ip, fp, card, combo, partial, state, max_wo
         work += 1
         for i in range(nw):
             partial[k + 1, i] = partial[k, i] & lits[lit, i]
-        s, sp = _counts(partial[k + 1], ypos, wts)
+        s, sp = _counts(partial[k + 1], ypos, w)
         if k < card - 1:
             if _extensible(s, sp, ip, fp):
                 k += 1
@@ -275,6 +276,7 @@ class _Miner:
 
     def __init__(self, data: BinaryDataset, max_card: int, negations: bool, ip: np.ndarray, fp: np.ndarray,
                  budget: Budget, weights: np.ndarray | None = None):
+        self.weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
         X = data.X
         self.n = data.n_samples
         self.feature_names = list(data.feature_names)
@@ -293,7 +295,6 @@ class _Miner:
                                   dtype=object)
         self.ypos = pack_rows((data.y == 1).reshape(1, -1))[0]
         self.ip, self.fp = ip, fp
-        self.wts = weights
         self.budget = budget
         self.nw = n_words(self.n)
         self.index = new_index(2 * START_KEPT)
@@ -371,7 +372,7 @@ class _Miner:
                     t0 = time.perf_counter()
                     code = mine_chunk(self.lits, self.lit_feat, self.ypos, self.ip, self.fp, card, combo, partial,
                                       self.state, chunk, self.index, self.ehash, self.kept_bits, self.kept_lits,
-                                      self.wts)
+                                      self.weights)
                     self.materialise(before, int(self.state[S_KEPT]), card)
                     dt = time.perf_counter() - t0
                     if code == CARD_DONE:
@@ -402,14 +403,15 @@ class _Miner:
             self.X[:, start:end] = unpack_rows(self.kept_bits[start:end], self.n).T
         return None
 
-    def result(self, status: Status | None, data: BinaryDataset, dedupe: bool, elapsed: float) -> MinedAntecedents:
+    def result(self, status: Status | None, data: BinaryDataset, dedupe: bool, elapsed: float,
+               allow_empty: bool = False) -> MinedAntecedents:
         kept = len(self.names)
         names = self.names if dedupe else _uniquify(self.names)
         mined_data = None
         if kept and status is None:  # a truncated set is not searched: skip the dense matrix, return promptly
             bits = np.ascontiguousarray(self.kept_bits[:kept])
             mined_data = BinaryDataset.from_bits(bits, data.y, names, data.sample_weight, data.label_names, self.X)
-        elif status is None:
+        elif status is None and not allow_empty:
             raise ValueError("no antecedent passes the support filter; lower min_support")
         nbytes = self.final_bytes(kept) if mined_data is not None else kept * PY_BYTES + self.name_bytes
         table = AntecedentTable(self.kept_lits[:kept].copy(), self.card_ends, self.lit_feat, self.lit_neg_arr)
@@ -426,7 +428,7 @@ def _next_chunk(chunk: int, dt: float, budget: Budget) -> int:
 
 
 def _mine(data: BinaryDataset, max_card: int, negations: bool, dedupe: bool, ip: np.ndarray, fp: np.ndarray,
-          budget: Budget | None, weights: np.ndarray | None = None) -> MinedAntecedents:
+          budget: Budget | None, weights: np.ndarray | None = None, allow_empty: bool = False) -> MinedAntecedents:
     from .limits import Limits
 
     budget = budget if budget is not None else Budget(Limits())
@@ -436,24 +438,30 @@ def _mine(data: BinaryDataset, max_card: int, negations: bool, dedupe: bool, ip:
     try:
         miner = _Miner(data, max_card, negations, ip, fp, budget, weights)
         status = miner.run()
-        return miner.result(status, data, dedupe, time.perf_counter() - t0)
+        return miner.result(status, data, dedupe, time.perf_counter() - t0, allow_empty)
     finally:
         if gc_was_on:
             gc.enable()
 
 
 def mine_antecedents(data: BinaryDataset, max_card: int = 2, min_support: float = 0.01, negations: bool = True,
-                     dedupe: bool = True, *, budget: Budget | None = None) -> MinedAntecedents:
+                     dedupe: bool = True, *, budget: Budget | None = None,
+                     sample_weight: np.ndarray | None = None, allow_empty: bool = False) -> MinedAntecedents:
     """Conjunctions of up to ``max_card`` literals of distinct features with support in
     ``[min_support, 1 - min_support]`` (CORELS Thm 10 and Thm 21 applied at mining time).
 
     ``budget`` (optional) bounds the time and the memory of the mined arrays; Ctrl-C stops the miner too.  A stopped
-    miner returns what it found with ``status`` set (see the module docstring)."""
+    miner returns what it found with ``status`` set (see the module docstring).  ``sample_weight`` (optional,
+    per sample, non-negative) makes the support *weighted*: an antecedent is kept when the weight of the samples it
+    captures lies in ``[min_support * W, (1 - min_support) * W]``, ``W`` the total weight (positive), so integer
+    weights keep exactly the antecedents of repeated rows; a conjunction of zero weight is never kept.  When no
+    antecedent passes, a ``ValueError`` is raised, or with ``allow_empty`` a complete (``status`` None) result with
+    no antecedents and ``data`` None is returned."""
     _check_params(max_card, min_support)
-    n = data.n_samples
+    total = data.n_samples if sample_weight is None else float(np.sum(sample_weight))
     ip = np.array([MODE_RANGE, 0, 1, 0, 0, bool(dedupe)], dtype=np.int64)
-    fp = np.array([min_support * n, (1.0 - min_support) * n], dtype=np.float64)
-    return _mine(data, max_card, negations, dedupe, ip, fp, budget)
+    fp = np.array([min_support * total, (1.0 - min_support) * total], dtype=np.float64)
+    return _mine(data, max_card, negations, dedupe, ip, fp, budget, sample_weight, allow_empty)
 
 
 def class_support_threshold(min_support: float):

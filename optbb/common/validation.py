@@ -117,6 +117,17 @@ def display_names(feature_names, X_names, n_features: int) -> list[str]:
     return names
 
 
+class MultiClassTagsMixin:
+    """scikit-learn tags of an optbb classifier that takes ``k >= 2`` classes: dense input only, no missing values."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+
 class BinaryOnlyTagsMixin:
     """scikit-learn tags of the optbb classifiers: binary targets only, dense input only, no missing values."""
 
@@ -152,7 +163,8 @@ def _target_array(y) -> np.ndarray:
 
 def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: bool = False):
     """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
-    the two classes, the DataFrame's feature names (or None) and validated weights.
+    the two classes, the DataFrame's feature names (or None) and validated weights.  With ``multiclass``, ``y`` may
+    hold ``k >= 2`` classes, encoded ``0 .. k-1`` in sorted order.
 
     With ``multiclass``, ``y`` may have ``k >= 2`` classes: the labels are then encoded ``0 .. k-1`` (int64) by
     sorted class.  With ``estimator`` given, ``n_features_in_`` and ``feature_names_in_`` are set on it the
@@ -191,10 +203,9 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: boo
                 raise ValueError("the samples of non-zero sample_weight have a single class; a classifier needs "
                                  "two classes")
         sample_weight = w0
-    y_enc = y_enc.reshape(-1)
-    X01, y01, w = check_binary_arrays(X_checked, y_enc if len(classes) == 2 else y_enc > 0, sample_weight)
+    X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight, max(2, len(classes)))
     if len(classes) > 2:
-        y01 = y_enc.astype(np.int64)
+        y01 = y01.astype(np.int64)
     printable = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
     if len(set(printable)) != len(printable):
         raise ValueError("duplicate feature names")

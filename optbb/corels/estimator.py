@@ -6,14 +6,16 @@ from typing import Iterable
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 
 from ..common.data import BinaryDataset
-from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
-                                 display_names, expand_weights, validate_fit_input, validate_predict_input)
+from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
+                                 display_names, validate_fit_input, validate_predict_input)
+from ..common.weights import combined_weights
 from .search import OPTION_CONSTRAINTS, mine_and_solve
 
 
-class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
+class CorelsClassifier(MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
     """Certifiably optimal rule list on binary features.
 
     Antecedents are mined from the 0/1 columns of ``X`` (features and, with ``negations``, their negations; conjunctions
@@ -29,14 +31,21 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     ``x0, x1, ...``).  Fitted attributes: ``rule_list_`` (:class:`RuleList`), ``result_`` (:class:`SearchResult`),
     ``classes_``, ``n_features_in_``, ``feature_names_in_`` (DataFrame input), ``antecedents_`` (mined).
 
-    ``sample_weight`` must hold non-negative integers: a weight ``k`` counts a sample ``k`` times (the objective is a
-    misclassification *rate* over counted samples, so integer weights are exactly repeated rows).  Fractional
-    weights are refused with a ``ValueError``.
+    ``y`` may hold any ``k >= 2`` labels (``classes_``, sorted): every rule and the default rule predict the class
+    of largest (weighted) amount among the training samples they capture, ties to the later class of ``classes_``.
+
+    ``sample_weight`` (non-negative reals) and ``class_weight`` (None, ``"balanced"`` = scikit-learn's
+    ``n_samples / (n_classes * class weight total)``, or a dict ``{label: weight}``) multiply into one weight per
+    sample (:func:`optbb.common.weights.combined_weights`); the objective becomes *weight of the misclassified
+    samples / total weight* ``+ regularization * rules``, and every bound is stated in weights.  The mining support
+    filter is weighted too (an antecedent's captured weight over the total), so integer weights give exactly the
+    list of repeated rows; samples of weight 0 are dropped.  When no antecedent passes the filter the list is the
+    default rule alone (with a warning).
 
     Example::
 
         from optbb.corels import CorelsClassifier
-        clf = CorelsClassifier(regularization=0.01).fit(X, y)   # X: 0/1 DataFrame, y: two labels
+        clf = CorelsClassifier(regularization=0.01).fit(X, y)   # X: 0/1 DataFrame, y: two or more labels
         print(clf)                                             # the rule list, with the DataFrame's column names
     """
 
@@ -48,12 +57,14 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         **OPTION_CONSTRAINTS,
         **LIMIT_CONSTRAINTS,
         **FEATURE_NAMES_CONSTRAINT,
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def __init__(self, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
                  negations: bool = True, policy: str = "lower_bound", map_type: str = "prefix",
                  ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
-                 memory_limit: int | str | None = "auto", verbose: int = 0, feature_names=None):
+                 memory_limit: int | str | None = "auto", verbose: int = 0, feature_names=None,
+                 class_weight: dict | str | None = None):
         self.regularization = regularization
         self.max_card = max_card
         self.min_support = min_support
@@ -66,14 +77,16 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.memory_limit = memory_limit
         self.verbose = verbose
         self.feature_names = feature_names
+        self.class_weight = class_weight
 
     def fit(self, X, y, sample_weight=None) -> "CorelsClassifier":
-        """Mine the antecedents of ``X`` (0/1 features) and find the certifiably optimal rule list."""
+        """Mine the antecedents of ``X`` (0/1 features) and find the certifiably optimal rule list (weighted by
+        ``sample_weight`` and ``class_weight`` when given)."""
         self._validate_params()
-        X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self)
-        X01, y01 = expand_weights(X01, y01, w, "CorelsClassifier")
+        X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True)
+        w = combined_weights(y01, w, self.class_weight, classes, "CorelsClassifier")
         feature_names = display_names(self.feature_names, names, X01.shape[1])
-        data = BinaryDataset(X01, y01, feature_names, None, (str(classes[0]), str(classes[1])))
+        data = BinaryDataset(X01, y01, feature_names, w, tuple(str(c) for c in classes))
         self.antecedents_, self.result_ = mine_and_solve(
             data, self.regularization, self.max_card, self.min_support, self.negations, self.policy, self.map_type,
             self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose)
@@ -93,15 +106,16 @@ class CorelsClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         return repr(self)
 
     def predict_proba(self, X) -> np.ndarray:
-        """``(n, 2)`` class probabilities, columns in ``classes_`` order: the training class frequencies of the rule
-        that classifies each row, Laplace-smoothed with one more pseudo-count on the rule's label
-        (``(c_k + 1 + [k == label]) / (n + K + 1)``, see :mod:`optbb.common.proba`), so that
-        ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
+        """``(n, K)`` class probabilities, columns in ``classes_`` order: the training class amounts (counts, or
+        weights when fitted with weights) of the rule that classifies each row, Laplace-smoothed with one more
+        pseudo-count on the rule's label (``(c_k + 1 + [k == label]) / (n + K + 1)``, see :mod:`optbb.common.proba`),
+        so rows sum to 1 and ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
         X01 = validate_predict_input(self, X)
         return self.rule_list_.predict_proba(self.antecedents_.transform(X01))
 
     def decision_function(self, X) -> np.ndarray:
-        """Log-odds ``log(p_1 / p_0)`` of ``predict_proba``: positive exactly where ``predict`` says ``classes_[1]``."""
+        """Two classes: the log-odds ``log(p_1 / p_0)`` of ``predict_proba``, positive exactly where ``predict`` says
+        ``classes_[1]``; more classes: ``log(predict_proba)``, shape ``(n, K)``."""
         from ..common.proba import decision_from_proba
 
         return decision_from_proba(self.predict_proba(X))

@@ -3,28 +3,35 @@
 Order of checks per child ``(d_p, s)`` exactly as Algorithm 5 and the reference code:
 support (Thm 10) -> accurate support (Thm 11) -> hierarchical lower bound (Thm 1) -> objective and incumbent update ->
 equivalent points (Thm 20) combined with lookahead (Lemma 2) -> symmetry-aware map (Cor 16 / Thm 15) -> insert.
-Bounds are computed from integer counts with ``objective_value`` so every comparison is reproducible.
+Bounds are computed with ``objective_value`` from amounts: integer sample counts (so every comparison is
+reproducible), or, with sample weights, sums of weights (``w`` given; integer weights sum exactly, so they reproduce
+repeated rows).  With ``k`` classes a rule predicts the class of largest captured amount (ties: the larger class
+index) and errs on the rest; ``Y`` holds one bitset per class.  The kernels compile once for counts (``w`` None,
+``TE`` int32: the popcount path, with the two-class unweighted case in ``binary_counts``) and once for weights
+(``TE`` float64: sums of weights over the captured samples).
 """
 from __future__ import annotations
 
 import numpy as np
 from ..common.jit import njit
 
-from ..common.bitset import popcount64
-from ..common.bounds import (accurate_support_too_small, majority_errors, objective_value, support_too_small)
+from ..common.bitset import popcount64, weight_and
+from ..common.bounds import (accurate_support_too_small, majority_class, majority_errors, objective_value,
+                             support_too_small)
 from ..common.queue import BFS, DFS, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push, heapify
 from .maps import (MAP_CAPTURED, MAP_NONE, MAP_PREFIX, check_and_insert, key_len_bound, map_short, prefix_key,
                    sort_prefix)
-from .trie import (B0, DELETED, DEPTH, DERR, DONE, DPRED, ERR, LEAF, MAPSLOT, NCAP, NCHILD, PARENT, PRED, RULE,
+from .trie import (DELETED, DEPTH, DONE, DPRED, E_B0, E_ERR, E_NCAP, LEAF, MAPSLOT, NCHILD, PARENT, PRED, RULE,
                    STATE, alloc_node, prune_up, read_prefix)
 
 # slot names, one convention for every solver: S_ int64 state, F_ float64 state, P_ parameters
 # st (int64 state) slots
 S_HEAP_SIZE, S_SEQ, S_FREE_COUNT, S_HWM, S_LIVE, S_MAP_COUNT, S_BEST_LEN, S_LB_EVALS, S_INSERTIONS, S_EVALUATED, \
-    S_POPS, S_MAX_HEAP, S_MAX_DEPTH, S_MAX_LIVE, S_IMPROVED, S_BEST_ERR, S_N_IMPROVE, S_DISCARDED = range(18)
+    S_POPS, S_MAX_HEAP, S_MAX_DEPTH, S_MAX_LIVE, S_IMPROVED, S_RESERVED, S_N_IMPROVE, S_DISCARDED = range(18)
 N_STATE = 18
-# fst (float64 state) slots
-F_RC = 0
+# fst (float64 state) slots: the incumbent objective and its misclassified amount
+F_RC, F_BEST_ERR = 0, 1
+N_FSTATE = 2
 # cfg slots
 P_POLICY, P_MAP, P_SUPPORT, P_ACCURATE, P_LOOKAHEAD, P_EQUIV, P_PREFIXLEN = range(7)
 # return codes
@@ -48,10 +55,63 @@ def _priority(policy, lam, n, err, b0, depth, ncap, objective):
 
 
 @njit(cache=True, inline="always")
-def node_lookahead(T, node, n, lam, lookahead):
+def node_lookahead(T, TE, node, n, lam, lookahead):
     """Bound on every extension of ``node`` (Thm 20 with Lemma 2): (err + b0)/N + lambda (K + 1)."""
     extra = 1 if lookahead else 0
-    return objective_value(T[node, ERR] + T[node, B0], T[node, DEPTH] + extra, n, lam)
+    return objective_value(TE[node, E_ERR] + TE[node, E_B0], T[node, DEPTH] + extra, n, lam)
+
+
+@njit(cache=True, inline="always")
+def captured_amounts(a, b, Y, z, w, tv, cc):
+    """Amounts of the samples in ``a & b``: returns ``(total, equivalent-points minority)`` and writes the amount of
+    each class into ``cc``.  Counts by popcount when ``w`` is None (class 0 is the total minus the others), else
+    writes ``a & b`` into the scratch ``tv`` and sums ``w`` over it class by class (``weight_and``, in sample order:
+    the sums :func:`~optbb.corels.model.build_rule_list` makes)."""
+    nw = a.shape[0]
+    k = Y.shape[0]
+    if w is None:
+        y1 = Y[1]
+        nv = 0
+        c1 = 0
+        zc = 0
+        for i in range(nw):
+            t = a[i] & b[i]
+            nv += popcount64(t)
+            c1 += popcount64(t & y1[i])
+            zc += popcount64(t & z[i])
+        cc[1] = c1
+        rest = nv - c1
+        for j in range(2, k):
+            yj = Y[j]
+            cj = 0
+            for i in range(nw):
+                cj += popcount64(a[i] & b[i] & yj[i])
+            cc[j] = cj
+            rest -= cj
+        cc[0] = rest
+        return nv, zc
+    for i in range(nw):
+        tv[i] = a[i] & b[i]
+    tot = 0.0
+    for j in range(k):
+        cc[j] = weight_and(tv, Y[j], w)
+        tot += cc[j]
+    return tot, weight_and(tv, z, w)
+
+
+@njit(cache=True, inline="always")
+def binary_counts(u, rules, s, y1, z):
+    """Unweighted two-class fast path: ``(captured, captured of class 1, equivalent-points minority)`` of antecedent
+    ``s`` among the samples ``u``, three popcounts per word."""
+    nv = 0
+    c1 = 0
+    zc = 0
+    for i in range(u.shape[0]):
+        t = u[i] & rules[s, i]
+        nv += popcount64(t)
+        c1 += popcount64(t & y1[i])
+        zc += popcount64(t & z[i])
+    return nv, c1, zc
 
 
 @njit(cache=True)
@@ -66,10 +126,13 @@ def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
 
 
 @njit(cache=True)
-def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hitem,
+def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, hkey, hseq, hitem,
               mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions,
               stop_on_improve):
-    """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped."""
+    """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped.
+
+    ``n`` is the sample count, or the total weight when ``w`` (per-sample weights) is given; ``amounts`` is a
+    ``(3, k)`` scratch matrix of class amounts (int64 counts, or float64 weights)."""
     m, n_words = rules.shape
     policy = cfg[P_POLICY]
     map_type = cfg[P_MAP]
@@ -86,6 +149,13 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
     u = np.zeros(n_words, dtype=np.uint64)
     sp = np.zeros(m + 1, dtype=np.int64)
     key = np.zeros(max(m + 1, n_words), dtype=np.uint64)
+    k_classes = Y.shape[0]
+    tv = np.zeros(n_words, dtype=np.uint64)
+    binary = w is None and k_classes == 2
+    y1 = Y[1]
+    cu = amounts[0]  # uncaptured amount of each class
+    cc = amounts[1]  # captured by the child's new rule
+    cd = amounts[2]  # left to the child's default rule
     expansions = 0
     st[S_IMPROVED] = 0
 
@@ -102,7 +172,7 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
         depth = T[node, DEPTH]
         rc = fst[F_RC]
         deleted = read_prefix(T, node, prefix)
-        if deleted or node_lookahead(T, node, n, lam, lookahead_on) >= rc or \
+        if deleted or node_lookahead(T, TE, node, n, lam, lookahead_on) >= rc or \
                 (prefixlen_on and lam * (depth + 1) >= rc):
             st[S_DISCARDED] += 1
             prune_up(T, free_list, st, S_FREE_COUNT, S_LIVE, node)
@@ -110,42 +180,44 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
 
         # --- expand: evaluate every child (d_p, s) ---
         _uncaptured(rules, prefix, depth, n_words, tail_mask, u)
-        nu = 0
-        nu1 = 0
-        zu = 0
-        for w in range(n_words):
-            nu += popcount64(u[w])
-            nu1 += popcount64(u[w] & y1[w])
-            zu += popcount64(u[w] & z[w])
+        nu, zu = captured_amounts(u, u, Y, z, w, tv, cu)
+        nu1 = cu[1]
         for k in range(depth):
             in_prefix[prefix[k]] = True
         if map_type == MAP_PREFIX:
             sort_prefix(prefix, depth, sp)
-        err_p = T[node, ERR]
+        err_p = TE[node, E_ERR]
         child_depth = depth + 1
         improved_here = False
 
         for s in range(m):
             if in_prefix[s]:
                 continue
-            nv = 0
-            c1 = 0
-            zc = 0
-            for w in range(n_words):
-                t = u[w] & rules[s, w]
-                nv += popcount64(t)
-                c1 += popcount64(t & y1[w])
-                zc += popcount64(t & z[w])
+            if binary:
+                nv, c1, zc = binary_counts(u, rules, s, y1, z)
+            else:
+                c1 = 0
+                nv, zc = captured_amounts(u, rules[s], Y, z, w, tv, cc)
             if support_on and support_too_small(nv, threshold):  # Thm 10
                 continue
-            pred, rule_err = majority_errors(c1, nv)
-            if accurate_on and accurate_support_too_small(nv - rule_err, threshold):  # Thm 11
+            if binary:
+                pred, rule_err = majority_errors(c1, nv)
+                correct = nv - rule_err
+            else:
+                pred, rule_err = majority_class(cc)
+                correct = cc[pred]
+            if accurate_on and accurate_support_too_small(correct, threshold):  # Thm 11
                 continue
             st[S_LB_EVALS] += 1
             err_c = err_p + rule_err
             if objective_value(err_c, child_depth, n, lam) >= fst[F_RC]:  # Thm 1
                 continue
-            dpred, derr = majority_errors(nu1 - c1, nu - nv)
+            if binary:
+                dpred, derr = majority_errors(nu1 - c1, nu - nv)
+            else:
+                for j in range(k_classes):
+                    cd[j] = cu[j] - cc[j]
+                dpred, derr = majority_class(cd)
             objective = objective_value(err_c + derr, child_depth, n, lam)
             if objective < fst[F_RC]:
                 fst[F_RC] = objective
@@ -153,7 +225,7 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
                     best_prefix[k] = prefix[k]
                 best_prefix[depth] = s
                 st[S_BEST_LEN] = child_depth
-                st[S_BEST_ERR] = err_c + derr
+                fst[F_BEST_ERR] = err_c + derr
                 st[S_N_IMPROVE] += 1
                 improved_here = True
             b0c = (zu - zc) if equiv_on else 0
@@ -167,8 +239,8 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
                 if slot < 0:
                     continue
             elif map_type == MAP_CAPTURED:  # Thm 15
-                for w in range(n_words):
-                    key[w] = u[w] & ~rules[s, w]
+                for i in range(n_words):
+                    key[i] = u[i] & ~rules[s, i]
                 slot = check_and_insert(T, mindex, mhash, mfval, mival, moff, mpool, mfill, key, n_words,
                                         objective_value(err_c, child_depth, n, lam), st, S_MAP_COUNT)
                 if slot < 0:
@@ -179,15 +251,14 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
             T[child, PARENT] = node
             T[child, RULE] = s
             T[child, DEPTH] = child_depth
-            T[child, ERR] = err_c
-            T[child, B0] = b0c
-            T[child, NCAP] = n - (nu - nv)
+            TE[child, E_ERR] = err_c
+            TE[child, E_B0] = b0c
+            TE[child, E_NCAP] = n - (nu - nv)
             T[child, NCHILD] = 0
             T[child, STATE] = LEAF
             T[child, DELETED] = 0
             T[child, PRED] = pred
             T[child, DPRED] = dpred
-            T[child, DERR] = derr
             T[child, MAPSLOT] = slot
             T[node, NCHILD] += 1
             st[S_LIVE] += 1
@@ -218,14 +289,14 @@ def run_chunk(rules, y1, z, n, lam, tail_mask, cfg, T, free_list, hkey, hseq, hi
 
 
 @njit(cache=True)
-def collect_garbage(T, free_list, hkey, hseq, hitem, st, fst, n, lam, lookahead_on):
+def collect_garbage(T, TE, free_list, hkey, hseq, hitem, st, fst, n, lam, lookahead_on):
     """Garbage collection after the incumbent improves (JMLR §5.5): drop queued prefixes whose bound reaches the
     incumbent or that descend from a dominated permutation, free their trie nodes, and re-heapify."""
     rc = fst[F_RC]
     kept = 0
     for i in range(st[S_HEAP_SIZE]):
         node = hitem[i]
-        if T[node, DELETED] != 0 or node_lookahead(T, node, n, lam, lookahead_on) >= rc or \
+        if T[node, DELETED] != 0 or node_lookahead(T, TE, node, n, lam, lookahead_on) >= rc or \
                 _deleted_ancestor(T, node):
             prune_up(T, free_list, st, S_FREE_COUNT, S_LIVE, node)
             continue
@@ -248,14 +319,14 @@ def _deleted_ancestor(T, node):
 
 
 @njit(cache=True)
-def queue_lower_bound(T, hitem, st, fst, n, lam, lookahead_on):
+def queue_lower_bound(T, TE, hitem, st, fst, n, lam, lookahead_on):
     """Global lower bound on the optimum: min(R^c, min over live queued prefixes of their extension bound)."""
     best = fst[F_RC]
     for i in range(st[S_HEAP_SIZE]):
         node = hitem[i]
         if T[node, DELETED] != 0:
             continue
-        v = node_lookahead(T, node, n, lam, lookahead_on)
+        v = node_lookahead(T, TE, node, n, lam, lookahead_on)
         if v < best:
             best = v
     return best

@@ -14,6 +14,10 @@ from ..common.mining import Antecedent
 class Rule:
     """One rule ``antecedent -> prediction`` with its training statistics in context.
 
+    ``n_captured`` / ``n_correct``: training samples the rule captures / classifies correctly (rows, whatever their
+    weights); ``class_counts``: the amount of each class it captures, sample counts or, when the list was learned with
+    sample weights, sums of weights (the rule's prediction is their largest, ties to the larger class index).
+
     ``features`` / ``negated``: the antecedent as a conjunction of literals over the raw feature columns (the
     list's ``feature_names``), so the rule can be evaluated on raw features, e.g. after a JSON round trip.
     """
@@ -25,7 +29,7 @@ class Rule:
     n_correct: int = 0
     features: tuple[int, ...] = ()
     negated: tuple[bool, ...] = ()
-    class_counts: list | None = None  # training samples of each class the rule captures (None: derive, binary)
+    class_counts: list | None = None  # amount of each class the rule captures (None: derive, binary)
 
     @property
     def accuracy(self) -> float:
@@ -38,7 +42,7 @@ class Rule:
 
 @dataclass
 class RuleList(JsonForm):
-    """An ordered list of rules followed by a default prediction.
+    """An ordered list of rules followed by a default prediction, over ``len(label_names) >= 2`` classes.
 
     ``antecedent`` indices refer to the columns of the antecedent matrix the list was learned on; ``predict`` takes
     such a matrix.  Each rule also holds its literals over the raw features (``feature_names``), so
@@ -47,7 +51,7 @@ class RuleList(JsonForm):
 
     rules: list[Rule]
     default_prediction: int
-    label_names: tuple[str, str] = ("0", "1")
+    label_names: tuple[str, ...] = ("0", "1")
     default_captured: int = 0
     default_correct: int = 0
     n_samples: int = 0
@@ -55,7 +59,7 @@ class RuleList(JsonForm):
     regularization: float = float("nan")
     meta: dict = field(default_factory=dict)
     feature_names: list[str] = field(default_factory=list)
-    default_class_counts: list | None = None  # training samples of each class reaching the default rule
+    default_class_counts: list | None = None  # amount of each class reaching the default rule
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -64,11 +68,12 @@ class RuleList(JsonForm):
         return np.array([r.prediction for r in self.rules] + [self.default_prediction], dtype=np.uint8)
 
     def predict(self, A: np.ndarray) -> np.ndarray:
-        """Labels (0/1) for the rows of an antecedent matrix ``A``."""
+        """Labels (class indices) for the rows of an antecedent matrix ``A``."""
         return self._labels()[self.capture(A)]
 
     def predict_features(self, X) -> np.ndarray:
-        """Labels (0/1) for the rows of a raw 0/1 feature matrix (columns in the order of ``feature_names``)."""
+        """Labels (class indices) for the rows of a raw 0/1 feature matrix (columns in the order of
+        ``feature_names``)."""
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != len(self.feature_names):
             raise ValueError(f"X must have {len(self.feature_names)} feature columns, got shape {X.shape}")
@@ -156,8 +161,9 @@ class RuleList(JsonForm):
         """The rule list ``to_dict`` describes; a ValueError on anything malformed."""
         names = as_str_list(d.get("feature_names", []), "feature_names")
         labels = as_str_list(d["label_names"], "label_names")
-        if len(labels) != 2:
-            raise ValueError(f"label_names must hold two names, got {labels}")
+        if len(labels) < 2:
+            raise ValueError(f"label_names must hold at least two names, got {labels}")
+        top = len(labels) - 1
         rules = []
         for k, r in enumerate(as_list(d["rules"], "rules")):
             what = f"rule {k}"
@@ -165,14 +171,14 @@ class RuleList(JsonForm):
             if not isinstance(r["name"], str):
                 raise ValueError(f"{what}: name must be a string")
             rules.append(Rule(as_int(r["antecedent"], f"{what} antecedent", 0), r["name"],
-                              as_int(r["prediction"], f"{what} prediction", 0, 1),
+                              as_int(r["prediction"], f"{what} prediction", 0, top),
                               as_int(r.get("n_captured", 0), f"{what} n_captured", 0),
                               as_int(r.get("n_correct", 0), f"{what} n_correct", 0), feats, neg,
                               as_counts(r.get("class_counts"), f"{what} class_counts")))
         meta = d.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError("meta must be an object")
-        return cls(rules, as_int(d["default_prediction"], "default_prediction", 0, 1), tuple(labels),
+        return cls(rules, as_int(d["default_prediction"], "default_prediction", 0, top), tuple(labels),
                    as_int(d.get("default_captured", 0), "default_captured", 0),
                    as_int(d.get("default_correct", 0), "default_correct", 0),
                    as_int(d.get("n_samples", 0), "n_samples", 0), as_float(d.get("objective"), "objective"),
@@ -192,29 +198,45 @@ class RuleList(JsonForm):
         return dot_chain([r.name for r in self.rules], outs, f"predict {self.label_names[self.default_prediction]}")
 
 
-def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, regularization: float) -> RuleList:
-    """The rule list a prefix determines on data ``(A, y)``: majority labels in context, ties predict 1.  Each rule's
-    literal is its own antecedent column (the raw features are ``A``'s columns until an estimator attaches the
-    mined literals)."""
+def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, regularization: float,
+                    sample_weight: np.ndarray | None = None) -> RuleList:
+    """The rule list a prefix determines on data ``(A, y)`` (``y``: class indices ``0 .. len(label_names)-1``):
+    each rule predicts the class of largest captured amount in context (sample counts, or sums of ``sample_weight``),
+    ties to the larger class index (for two classes a tie predicts 1); the objective is the misclassified amount over
+    the total plus ``regularization`` per rule.  Each rule's literal is its own antecedent column (the raw features
+    are ``A``'s columns until an estimator attaches the mined literals)."""
     A = np.asarray(A)
     y = np.asarray(y).astype(np.int64)
-
-    def majority(hit):  # (captured, positives, label, correct); ties predict 1
-        n, n1 = int(hit.sum()), int(y[hit].sum())
-        pred = 0 if n - n1 > n1 else 1
-        return n, n1, pred, n1 if pred == 1 else n - n1
-
+    k = len(label_names)
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     open_ = np.ones(A.shape[0], dtype=bool)
     rules = []
     errors = 0
     for a in prefix:
         hit = open_ & (A[:, a] != 0)
-        n, n1, pred, correct = majority(hit)
-        errors += n - correct
-        rules.append(Rule(int(a), names[a], pred, n, correct, (int(a),), (False,), [n - n1, n1]))
+        counts, pred, err = _majority(y, w, hit, k)
+        errors += err
+        rules.append(Rule(int(a), names[a], pred, int(hit.sum()), int(np.sum(y[hit] == pred)), (int(a),), (False,),
+                          counts))
         open_ &= ~hit
-    n, n1, dpred, dcorrect = majority(open_)
-    errors += n - dcorrect
-    objective = errors / A.shape[0] + regularization * len(rules)
-    return RuleList(rules, dpred, tuple(label_names), n, dcorrect, int(A.shape[0]), objective, regularization,
-                    feature_names=[str(x) for x in names], default_class_counts=[n - n1, n1])
+    dcounts, dpred, derr = _majority(y, w, open_, k)
+    errors += derr
+    total = A.shape[0] if w is None else float(w.sum())
+    objective = errors / total + regularization * len(rules)
+    return RuleList(rules, dpred, tuple(label_names), int(open_.sum()), int(np.sum(y[open_] == dpred)),
+                    int(A.shape[0]), objective, regularization, feature_names=[str(x) for x in names],
+                    default_class_counts=dcounts)
+
+
+def _majority(y: np.ndarray, w: np.ndarray | None, hit: np.ndarray, k: int) -> tuple[list, int, float]:
+    """Class amounts of the samples ``hit``, their majority class (ties: the larger index) and the amount of the
+    other classes (summed class by class, as the kernel does)."""
+    if w is None:
+        counts = np.bincount(y[hit], minlength=k)
+        values = [int(c) for c in counts]
+    else:
+        counts = np.bincount(y[hit], weights=w[hit], minlength=k)
+        values = [float(c) for c in counts]
+    pred = k - 1 - int(np.argmax(counts[::-1]))
+    err = sum(values[j] for j in range(k) if j != pred)
+    return values, pred, err

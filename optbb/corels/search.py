@@ -3,13 +3,15 @@ under the common search driver (:mod:`optbb.common.driver`), which enforces the 
 the trace and builds the ``SearchResult``."""
 from __future__ import annotations
 
+import warnings
 from typing import Iterable
 
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..common import driver
-from ..common.bitset import popcount
+from ..common.bitset import popcount, weight_of
+from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.growth import Stop, grow, row_bytes
@@ -21,7 +23,7 @@ from ..common.validation import NameList, check_number, check_params
 from . import kernel as K
 from .maps import MAP_TYPES, SymmetryMap, key_len_bound
 from .model import build_rule_list
-from .trie import B0, DEPTH, ERR, LEAF, MAPSLOT, NCAP, PARENT, RULE, STATE, new_trie
+from .trie import DEPTH, E_B0, E_ERR, E_NCAP, LEAF, MAPSLOT, PARENT, RULE, STATE, new_amounts, new_trie
 
 POLICIES = ("bfs", "curiosity", "lower_bound", "objective", "dfs")
 ABLATIONS = ("support", "accurate_support", "lookahead", "equivalent_points", "prefix_length")
@@ -38,6 +40,29 @@ def check_regularization(value) -> float:
     return check_number("regularization", value, lo=0, caller="optbb.corels.solve")
 
 
+def class_amounts(y: np.ndarray, weights: np.ndarray | None, k: int) -> np.ndarray:
+    """Amount of each class: sample counts (int64), or sums of ``weights`` (float64, in sample order)."""
+    if weights is None:
+        return np.bincount(y, minlength=k).astype(np.int64)
+    return np.bincount(y, weights=weights, minlength=k)
+
+
+def effective_weights(data: BinaryDataset) -> BinaryDataset:
+    """``data`` as the search reads it: samples of weight 0 dropped (they change no objective, and dropping them
+    makes integer weights exactly repeated rows, zero repetitions included), and equal weights replaced by none (the
+    objective is a rate, so they change nothing and the popcount kernels run)."""
+    w = data.sample_weight
+    if w is None:
+        return data
+    keep = w > 0
+    if not keep.all():
+        data = data.subset(np.flatnonzero(keep))
+        w = data.sample_weight
+    if np.all(w == w[0]):
+        data = BinaryDataset.from_bits(data.bits, data.y, data.feature_names, None, data.label_names, data.X)
+    return data
+
+
 class CorelsEngine:
     """One CORELS search as a driver engine (:mod:`optbb.common.driver`): the trie, queue and map arrays, their
     growth under the memory limit, the kernel chunk and the result.  A node is a prefix expanded
@@ -50,13 +75,16 @@ class CorelsEngine:
         self.data = data
         self.lam = lam
         self.node_limit = node_limit
-        self.n = data.n_samples
         self.rules = np.ascontiguousarray(data.bits)
         self.m, self.w = self.rules.shape
-        self.y1 = data.y_bits
+        self.Y = np.ascontiguousarray(data.class_bits())
         equiv = "equivalent_points" not in ablation
         self.z = data.minority_bits() if equiv else np.zeros(self.w, dtype=np.uint64)
-        rem = self.n - (self.w - 1) * 64
+        # amounts are sample counts, or sums of weights: `weights` None selects the popcount kernels
+        self.weights = None if data.sample_weight is None else np.ascontiguousarray(data.sample_weight,
+                                                                                    dtype=np.float64)
+        self.n = data.n_samples if self.weights is None else float(self.weights.sum())
+        rem = data.n_samples - (self.w - 1) * 64
         self.tail_mask = np.uint64((1 << rem) - 1) if rem < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
         self.cfg = np.array([policy, map_type, "support" not in ablation, "accurate_support" not in ablation,
                              "lookahead" not in ablation, equiv, "prefix_length" not in ablation], dtype=np.int64)
@@ -64,29 +92,31 @@ class CorelsEngine:
         self.map_type = map_type
         cap = max(1024, 8 * self.m)
         self.T = new_trie(cap)
+        self.TE = new_amounts(cap, self.weights is not None)
+        self.amounts = np.zeros((3, data.n_classes), dtype=np.int64 if self.weights is None else np.float64)
         self.free_list = np.zeros(cap, dtype=np.int32)
         self.heap = new_heap(cap)
         self.map = SymmetryMap(map_type)  # starts small: its size follows the entries inserted, not M^2
         self.best_prefix = np.zeros(self.m + 1, dtype=np.int64)
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
-        self.fst = np.zeros(1, dtype=np.float64)
+        self.fst = np.zeros(K.N_FSTATE, dtype=np.float64)
         self.gc_pending = False  # the incumbent improved since the last garbage collection
         # a node's expansion scans every antecedent: with hundreds of thousands the first chunk is one node
         self.first_work = max(1, min(16, FIRST_CHUNK_WORDS // max(1, self.m * self.w)))
 
     # -- driver protocol ---------------------------------------------------------------------------------------
     def start(self) -> Status | None:
-        n1 = int(self.data.y.sum())
-        root_err = min(n1, self.n - n1)  # default label 1 on ties
+        # the default rule alone: the majority class (ties: the larger index), erring on the other classes
+        _, root_err = majority_class(class_amounts(self.data.y, self.weights, self.data.n_classes))
         self.fst[K.F_RC] = root_err / self.n
-        self.st[K.S_BEST_ERR] = root_err
-        T = self.T
+        self.fst[K.F_BEST_ERR] = root_err
+        T, TE = self.T, self.TE
         T[0, PARENT] = -1
         T[0, RULE] = -1
         T[0, DEPTH] = 0
-        T[0, ERR] = 0
-        T[0, B0] = popcount(self.z)
-        T[0, NCAP] = 0
+        TE[0, E_ERR] = 0
+        TE[0, E_B0] = popcount(self.z) if self.weights is None else weight_of(self.z, self.weights)
+        TE[0, E_NCAP] = 0
         T[0, STATE] = LEAF
         T[0, MAPSLOT] = -1
         for slot in (K.S_HWM, K.S_LIVE, K.S_MAX_LIVE, K.S_HEAP_SIZE, K.S_SEQ, K.S_MAX_HEAP):
@@ -102,9 +132,10 @@ class CorelsEngine:
             self.collect_garbage()
         if self.node_limit is not None:
             work = min(work, self.node_limit - int(self.st[K.S_EVALUATED]))
-        code = K.run_chunk(self.rules, self.y1, self.z, self.n, self.lam, self.tail_mask, self.cfg, self.T,
-                           self.free_list, self.heap.key, self.heap.seq, self.heap.item, *self.map.arrays(),
-                           self.st, self.fst, self.best_prefix, work, True)
+        code = K.run_chunk(self.rules, self.Y, self.z, self.weights, self.n, self.lam,
+                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, self.heap.key,
+                           self.heap.seq, self.heap.item, *self.map.arrays(), self.st, self.fst, self.best_prefix,
+                           work, True)
         if self.st[K.S_IMPROVED]:
             self.gc_pending = True
         if code == K.QUEUE_EMPTY:
@@ -119,7 +150,7 @@ class CorelsEngine:
         return int(self.st[K.S_EVALUATED])
 
     def memory_bytes(self) -> int:
-        return int(self.T.nbytes + self.free_list.nbytes + sum(a.nbytes for a in self.heap) + self.map.nbytes()
+        return int(self.T.nbytes + self.TE.nbytes + self.free_list.nbytes + sum(a.nbytes for a in self.heap) + self.map.nbytes()
                    + self.best_prefix.nbytes)
 
     def incumbent(self) -> float:
@@ -132,11 +163,11 @@ class CorelsEngine:
         return int(self.st[K.S_HEAP_SIZE])
 
     def lower_bound(self) -> float:
-        return float(K.queue_lower_bound(self.T, self.heap.item, self.st, self.fst, self.n, self.lam,
+        return float(K.queue_lower_bound(self.T, self.TE, self.heap.item, self.st, self.fst, self.n, self.lam,
                                          self.lookahead))
 
     def collect_garbage(self) -> None:
-        K.collect_garbage(self.T, self.free_list, self.heap.key, self.heap.seq, self.heap.item, self.st, self.fst,
+        K.collect_garbage(self.T, self.TE, self.free_list, self.heap.key, self.heap.seq, self.heap.item, self.st, self.fst,
                           self.n, self.lam, self.lookahead)
         self.gc_pending = False
 
@@ -152,7 +183,7 @@ class CorelsEngine:
         map_min, map_pref = self.map.growth_bytes(m, key_len) if map_short else (0, 0)
         extra = {}
         if trie_short:
-            extra["trie"] = (self.T.shape[0], row_bytes(self.T) + row_bytes(self.free_list))
+            extra["trie"] = (self.T.shape[0], row_bytes(self.T) + row_bytes(self.TE) + row_bytes(self.free_list))
         if heap_short:
             extra["heap"] = (self.heap.key.shape[0], sum(row_bytes(a) for a in self.heap))
         added = sum(cap * unit for cap, unit in extra.values())
@@ -173,7 +204,8 @@ class CorelsEngine:
         for part, (cap, _) in extra.items():
             if part == "trie":
                 new = self.T.shape[0] + cap
-                self.T, self.free_list = grow(self.T, new, must_stop), grow(self.free_list, new, must_stop)
+                self.T, self.TE, self.free_list = (grow(self.T, new, must_stop), grow(self.TE, new, must_stop),
+                                                   grow(self.free_list, new, must_stop))
             else:
                 self.heap = grow_heap(self.heap, self.heap.key.shape[0] + cap, must_stop)
         if map_short and not self.map.grow(m, key_len, room, must_stop):
@@ -186,7 +218,8 @@ class CorelsEngine:
         st = self.st
         data = self.data
         prefix = [int(a) for a in self.best_prefix[: st[K.S_BEST_LEN]]]
-        model = build_rule_list(data.X, data.y, prefix, data.feature_names, data.label_names, self.lam)
+        model = build_rule_list(data.X, data.y, prefix, data.feature_names, data.label_names, self.lam,
+                                data.sample_weight)
         objective = float(self.fst[K.F_RC])
         lower = objective if status is Status.OPTIMAL else min(objective, self.lower_bound())
         counters = {
@@ -201,7 +234,7 @@ class CorelsEngine:
             "map_size": int(st[K.S_MAP_COUNT]),
             "improvements": int(st[K.S_N_IMPROVE]),
             "n_antecedents": self.m,
-            "n_samples": self.n,
+            "n_samples": data.n_samples,
         }
         return model, objective, lower, counters
 
@@ -211,7 +244,11 @@ def solve(data: BinaryDataset, regularization: float = 0.01, policy: str = "lowe
           memory_limit: int | str | None = "auto", *, verbose: int = 0) -> SearchResult:
     """Certifiably optimal rule list over the antecedent columns of ``data`` (CORELS, Angelino et al. 2018).
 
-    Minimises ``misclassification rate + regularization * (number of rules)``.  ``policy`` orders the queue ("bfs",
+    Minimises ``misclassification rate + regularization * (number of rules)``.  ``data.y`` may hold ``k >= 2``
+    classes (``data.label_names`` names them): every rule and the default predict the class of largest captured
+    amount, ties to the larger class index.  With ``data.sample_weight`` the rate is weighted: the weight of the
+    misclassified samples over the total weight, every bound restated in weights (samples of weight 0 are dropped;
+    integer weights give exactly the result of repeated rows).  ``policy`` orders the queue ("bfs",
     "curiosity", "lower_bound", "objective", "dfs"); ``map_type`` picks the symmetry-aware map ("none", "prefix" =
     permutation map of Cor. 16, "captured" = captured-vector map of Thm 15); ``ablation`` switches bounds off
     ("support" = Thm 10, "accurate_support" = Thm 11, "lookahead" = Lemma 2, "equivalent_points" = Thm 20,
@@ -222,8 +259,7 @@ def solve(data: BinaryDataset, regularization: float = 0.01, policy: str = "lowe
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
     lam, ablation = _check_options(regularization, policy, map_type, ablation)
-    if data.sample_weight is not None and not np.allclose(data.sample_weight, data.sample_weight[0]):
-        raise ValueError("CORELS does not support non-uniform sample weights")
+    data = effective_weights(data)
     limits = Limits(time_limit, node_limit, memory_limit)
     engine = CorelsEngine(data, lam, policy_code(policy, POLICIES), MAP_TYPES[map_type], ablation,
                           limits.node_limit)
@@ -255,7 +291,9 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
 
     When a limit ends the mining (or leaves nothing for the search), no search runs: the result is the empty rule
     list with that status and a lower bound valid for the complete antecedent set, the equivalent points bound over
-    identical feature rows (:func:`~optbb.common.mining.raw_points_bound`).  A list found on a truncated antecedent
+    identical feature rows (:func:`~optbb.common.mining.raw_points_bound`).  When no antecedent passes the support
+    filter (weighted support with sample weights), the empty rule list is optimal over the (empty) antecedent set:
+    a ``UserWarning`` says so and the status is OPTIMAL.  Samples of weight 0 are dropped before mining.  A list found on a truncated antecedent
     set is never reported OPTIMAL.  Counters ``mining_time`` and ``mining_bytes`` are added; ``total_time``
     includes the mining.
     """
@@ -263,8 +301,14 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     limits = Limits(time_limit, node_limit, memory_limit)
     load_kernels()
     budget = Budget(limits)
-    mined = mine_antecedents(data, max_card, min_support, negations, budget=budget)
+    data = effective_weights(data)
+    mined = mine_antecedents(data, max_card, min_support, negations, budget=budget, sample_weight=data.sample_weight,
+                             allow_empty=True)
     status = mined.status
+    if status is None and mined.data is None:  # nothing passes the support filter: the default rule alone
+        warnings.warn(f"no antecedent passes the support filter (min_support={min_support}, weighted support when "
+                      "sample weights are given); the rule list is the default rule alone", UserWarning, stacklevel=3)
+        return mined, unsearched_result(data, mined, lam, Status.OPTIMAL, budget.elapsed())
     if status is None:
         rest_time = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
         rest_memory = None if limits.memory_limit is None else limits.memory_limit - mined.nbytes
@@ -286,11 +330,11 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     n = data.n_samples
     X = mined.data.X if mined.data is not None else np.zeros((n, 0), dtype=np.uint8)
     names = mined.data.feature_names if mined.data is not None else []
-    model = build_rule_list(X, data.y, [], names, data.label_names, lam)
+    model = build_rule_list(X, data.y, [], names, data.label_names, lam, data.sample_weight)
+    lower = model.objective if status is Status.OPTIMAL else min(model.objective, raw_points_bound(data))
     counters = dict.fromkeys(("lower_bound_evaluations", "queue_insertions", "max_queue_size", "cache_size",
                               "nodes_evaluated", "queue_pops", "discarded_pops", "max_prefix_length", "map_size",
                               "improvements"), 0)
     counters.update(n_antecedents=len(mined.antecedents), n_samples=n, mining_time=mined.elapsed,
                     mining_bytes=mined.nbytes)
-    return mined, unsearched_result(model, model.objective, min(model.objective, raw_points_bound(data)), status,
-                                    budget.elapsed(), counters)
+    return mined, unsearched_result(model, model.objective, lower, status, budget.elapsed(), counters)

@@ -1,9 +1,11 @@
 """The CORELS prefix trie (JMLR §5.1) as a struct-of-arrays with a free list.
 
-Node ``i`` is row ``i`` of an ``int32`` matrix with the columns below.  A root-to-node path is a prefix; the node
-stores the integer counts from which every bound is recomputed by one formula (``common.bounds.objective_value``):
-errors of the prefix rules, the equivalent-points minority count among uncaptured samples (b0 * N), captured count.
-No bit vectors are stored per node: the uncaptured set is rebuilt from the path when a node is expanded.
+Node ``i`` is row ``i`` of an ``int32`` matrix ``T`` with the structural columns below, and row ``i`` of a matrix
+``TE`` of the amounts from which every bound is recomputed by one formula (``common.bounds.objective_value``):
+errors of the prefix rules (``E_ERR``), the equivalent-points minority among uncaptured samples (``E_B0``, b0 * N),
+captured amount (``E_NCAP``).  Amounts are sample counts (``TE`` is ``int32``) or, with sample weights, weights
+(``TE`` is ``float64``); the kernels compile once for each.  No bit vectors are stored per node: the uncaptured set
+is rebuilt from the path when a node is expanded.
 
 Memory is reclaimed as in the reference implementation: a leaf is freed when it is popped and discarded, an
 interior ("done") node when its last child goes (``prune_up``).  Deletion of a dominated permutation is lazy: the
@@ -14,14 +16,21 @@ from __future__ import annotations
 import numpy as np
 from ..common.jit import njit
 
-PARENT, RULE, DEPTH, ERR, B0, NCAP, NCHILD, STATE, DELETED, PRED, DPRED, DERR, MAPSLOT = range(13)
-N_FIELDS = 13
+PARENT, RULE, DEPTH, NCHILD, STATE, DELETED, PRED, DPRED, MAPSLOT = range(9)
+N_FIELDS = 9
+E_ERR, E_B0, E_NCAP = range(3)
+N_AMOUNTS = 3
 
 FREE, LEAF, DONE = 0, 1, 2
 
 
 def new_trie(capacity: int) -> np.ndarray:
     return np.zeros((capacity, N_FIELDS), dtype=np.int32)
+
+
+def new_amounts(capacity: int, weighted: bool) -> np.ndarray:
+    """The ``TE`` matrix: ``int32`` sample counts, or ``float64`` weights."""
+    return np.zeros((capacity, N_AMOUNTS), dtype=np.float64 if weighted else np.int32)
 
 
 @njit(cache=True)

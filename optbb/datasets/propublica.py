@@ -228,8 +228,8 @@ def _bit_line(name: str, bits: np.ndarray) -> str:
 def write_corels(data: BinaryDataset, root: str | os.PathLike, minor: bool = True) -> list[Path]:
     """Write ``root.out``, ``root.label`` and (if ``minor``) ``root.minor`` in the CORELS text format.
 
-    ``.out``: one line ``{name} b1 ... bN`` per column of ``data``; ``.label``: ``{label_names[0]} ...`` for the
-    samples with label 0, then ``{label_names[1]} ...``; ``.minor``: ``{group_minority} ...``, the
+    ``.out``: one line ``{name} b1 ... bN`` per column of ``data``; ``.label``: one line per class,
+    ``{label_names[j]} ...`` marking the samples of class ``j`` (two classes: label 0 first, then label 1); ``.minor``: ``{group_minority} ...``, the
     equivalent-points minority vector computed over all columns (``optbb.common.equivalence``).  Returns the
     paths written.
     """
@@ -239,8 +239,8 @@ def write_corels(data: BinaryDataset, root: str | os.PathLike, minor: bool = Tru
         for j, name in enumerate(data.feature_names):
             fh.write(_bit_line(name, data.X[:, j]))
     with open(paths[1], "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(_bit_line(data.label_names[0], 1 - data.y))
-        fh.write(_bit_line(data.label_names[1], data.y))
+        for j, name in enumerate(data.label_names):
+            fh.write(_bit_line(name, data.y == j))
     if minor:
         paths.append(Path(root + ".minor"))
         with open(paths[2], "w", encoding="utf-8", newline="\n") as fh:
