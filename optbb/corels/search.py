@@ -308,8 +308,8 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     if status is None and mined.data is None:  # nothing passes the support filter: the default rule alone
         warnings.warn(f"no antecedent passes the support filter (min_support={min_support}, weighted support when "
                       "sample weights are given); the rule list is the default rule alone", UserWarning, stacklevel=3)
-        return mined, unsearched_result(data, mined, lam, Status.OPTIMAL, budget.elapsed())
-    if status is None:
+        status = Status.OPTIMAL
+    elif status is None:
         rest_time = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
         rest_memory = None if limits.memory_limit is None else limits.memory_limit - mined.nbytes
         if rest_time is not None and rest_time <= 0:
