@@ -134,29 +134,6 @@ def _weighted_counts(S, xf, data, cnt):
 
 
 @njit(cache=True, inline="always")
-def support_counts(S, data, cnt):
-    """Class counts (weights) of support ``S`` into ``cnt``; returns ``(n, z)``, ``z`` the equivalent-points
-    minority."""
-    if is_weighted(data.mult):
-        return _weighted_counts(S, S, data, cnt)
-    ybits, zbits = data.ybits, data.zbits
-    for c in range(cnt.shape[0]):
-        cnt[c] = 0
-    z = 0
-    for i in range(S.shape[0]):
-        w = S[i]
-        if w == 0:
-            continue
-        for c in range(cnt.shape[0]):
-            cnt[c] += popcount64(w & ybits[c, i])
-        z += popcount64(w & zbits[0, i])
-    n = 0
-    for c in range(cnt.shape[0]):
-        n += cnt[c]
-    return n, z
-
-
-@njit(cache=True, inline="always")
 def child_counts(S, xf, data, cnt):
     """Class counts (weights) of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``."""
     if is_weighted(data.mult):
@@ -176,6 +153,13 @@ def child_counts(S, xf, data, cnt):
     for c in range(cnt.shape[0]):
         n += cnt[c]
     return n, z
+
+
+@njit(cache=True, inline="always")
+def support_counts(S, data, cnt):
+    """Class counts (weights) of support ``S`` into ``cnt``; returns ``(n, z)``, ``z`` the equivalent-points
+    minority."""
+    return child_counts(S, S, data, cnt)
 
 
 @njit(cache=True)
