@@ -117,26 +117,24 @@ def display_names(feature_names, X_names, n_features: int) -> list[str]:
     return names
 
 
-class MultiClassTagsMixin:
+class BinaryOnlyTagsMixin:
+    """scikit-learn tags of the optbb classifiers: binary targets only (unless ``_multi_class``), dense input only,
+    no missing values."""
+
+    _multi_class = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = self._multi_class
+        tags.input_tags.sparse = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class MultiClassTagsMixin(BinaryOnlyTagsMixin):
     """scikit-learn tags of an optbb classifier that takes ``k >= 2`` classes: dense input only, no missing values."""
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        tags.input_tags.sparse = False
-        tags.input_tags.allow_nan = False
-        return tags
-
-
-class BinaryOnlyTagsMixin:
-    """scikit-learn tags of the optbb classifiers: binary targets only, dense input only, no missing values."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        tags.input_tags.sparse = False
-        tags.input_tags.allow_nan = False
-        return tags
+    _multi_class = True
 
 
 def feature_names_of(X) -> np.ndarray | None:

@@ -8,13 +8,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
 from ..common.data import BinaryDataset
-from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
+from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
 from .search import OPTION_CONSTRAINTS, choose_search, solve
 
 
-class OSDTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
+class OSDTClassifier(MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
     """Optimal sparse decision tree on binary features.
 
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
