@@ -117,15 +117,6 @@ NOISY = """
     from optbb.common.limits import Limits
     from optbb.corels import CorelsClassifier
 
-    def status_bytes(key):
-        try:
-            with open("/proc/self/status") as fh:
-                for line in fh:
-                    if line.startswith(key):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            return None
-
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, (800, 12))
     y = (X[:, 0] & X[:, 1]) | (X[:, 2] & (1 - X[:, 3]))  # two planted rules
@@ -159,15 +150,6 @@ TINY_LAMBDA = """
     import numpy as np
     from optbb.common.data import BinaryDataset
     from optbb.osdt import solve
-
-    def status_bytes(key):
-        try:
-            with open("/proc/self/status") as fh:
-                for line in fh:
-                    if line.startswith(key):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            return None
 
     rng = np.random.default_rng(0)
     X = (rng.random((60, 4)) < 0.5).astype(np.uint8)
@@ -214,8 +196,21 @@ CTRL_C = """
 """
 
 
+STATUS_BYTES = """
+def status_bytes(key):
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+"""
+
+
 def _child(problem: str | None, body: str, **values) -> list[str]:
     head = f"import json, os, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\nKR_VS_KP = {str(KR_VS_KP)!r}\n"
+    head += STATUS_BYTES
     for k, v in values.items():
         head += f"{k} = {v!r}\n"
     code = head + (textwrap.dedent(LOAD[problem]) if problem else "") + textwrap.dedent(body)
