@@ -291,7 +291,11 @@ def test_progress_line_for_every_solver(monkeypatch, capsys):
     for name in ("FRL", "osdt", "CORELS"):
         assert name in err, err[-500:]
     assert "obj=" in err
-    # off when not a terminal
+    # plain log lines when not a terminal, nothing at verbose=0
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    FRLClassifier(n_iter=50, random_state=0, verbose=1).fit(X, y)
+    osdt_solve(data, 0.01, verbose=1)
+    err = capsys.readouterr().err
+    assert err.startswith("progress osdt") and "\r" not in err and "lb=" in err, err[-500:]
+    FRLClassifier(n_iter=50, random_state=0, verbose=0).fit(X, y)
+    osdt_solve(data, 0.01)
     assert capsys.readouterr().err == ""

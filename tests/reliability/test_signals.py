@@ -208,9 +208,11 @@ CLI_HARD = ["corels", str(HERE / "data" / "corels" / "compas_0_train.out.gz"), "
 @jit_only
 @pytest.mark.parametrize("n_signals", [1, 2])
 def test_cli_ctrl_c_exit_code(n_signals):
-    proc = _cli_child(*CLI_HARD)
+    proc = _cli_child(*CLI_HARD, "-v")
     try:
-        time.sleep(6)  # start-up, reading and the first seconds of the search
+        line = proc.stderr.readline()  # -v logs a line after the first chunk of the search
+        assert line.startswith("progress CORELS"), (line, proc.stdout.read() if proc.poll() is not None else "")
+        time.sleep(1.0)
         os.kill(proc.pid, signal.SIGINT)
         if n_signals == 2:
             time.sleep(0.05)
