@@ -52,8 +52,11 @@ def _env(**extra) -> dict:
 
 
 PRELUDE = textwrap.dedent("""
-    import hashlib, json, os, resource, sys, time
+    import hashlib, json, os, resource, signal, sys, time
     import numpy as np
+
+    # a child started from a background job inherits SIGINT ignored; Ctrl-C tests need Python's default handler
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def _status(key):
         with open("/proc/self/status") as fh:
