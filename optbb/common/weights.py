@@ -55,3 +55,17 @@ def _class_factors(y: np.ndarray, w: np.ndarray, class_weight, classes: np.ndarr
 def is_integral(w: np.ndarray | None) -> bool:
     """True when every weight is a whole number (the weighted objective then equals that of repeated rows)."""
     return w is None or bool(np.array_equal(w, np.round(w)))
+
+
+def drop_zero_weights(w: np.ndarray | None, *rows: np.ndarray) -> tuple:
+    """``(w, *rows)`` as a search reads them: the samples of weight 0 left out of ``w`` and of each row-aligned array
+    in ``rows`` (they change no objective, and leaving them out makes integer weights exactly repeated rows, zero
+    repetitions included), then equal weights replaced by None (every objective is a rate, so they change nothing and
+    the popcount kernels run).  What needs no change is returned as it came (the same objects)."""
+    if w is None:
+        return (None, *rows)
+    w = np.asarray(w, dtype=np.float64)
+    if not np.all(w > 0):
+        keep = w > 0
+        w, rows = w[keep], tuple(a[keep] for a in rows)
+    return (None if np.all(w == w[:1]) else w, *rows)

@@ -16,7 +16,7 @@ from ..common.mining import MinedAntecedents, load_kernels, mine_classwise
 from ..common.result import Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
-from ..common.weights import combined_weights
+from ..common.weights import combined_weights, drop_zero_weights
 from .search import solve, unsearched_result
 
 _NO_TIME = 1e-9  # a time limit that ends the search at once (mining used up the time)
@@ -129,10 +129,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{err}: {name} is binary by definition (a falling rule list of the probability "
                                  "of one positive class); it needs exactly two classes in y") from None
             raise
-        w = combined_weights(y01, sw, self.class_weight, classes, name)
-        if w is not None and not np.all(w > 0):  # weight 0: the sample is left out, as a repeated row zero times
-            kept = w > 0
-            X01, y01, w = X01[kept], y01[kept], w[kept]
+        w, X01, y01 = drop_zero_weights(combined_weights(y01, sw, self.class_weight, classes, name), X01, y01)
         feature_names = display_names(self.feature_names, X_names, X01.shape[1])
         data = from_arrays(X01, y01, feature_names, sample_weight=w)
         # mining runs under the same limits as the search (its time and bytes count toward them) and Ctrl-C

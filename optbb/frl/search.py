@@ -41,7 +41,7 @@ from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
 from ..common.result import unsearched_result as common_unsearched_result
 from ..common.validation import check_number
-from ..common.weights import combined_weights
+from ..common.weights import combined_weights, drop_zero_weights
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
 from .model import FallingRuleList
@@ -589,11 +589,7 @@ class SearchData:
         y = np.asarray(y, dtype=np.uint8)
         self.n = int(A.shape[0])
         self.n_antecedents = int(A.shape[1])
-        if weights is not None:
-            weights = np.asarray(weights, dtype=np.float64)
-            kept = weights > 0
-            if not kept.all():
-                A, y, weights = A[kept], y[kept], weights[kept]
+        weights, A, y = drop_zero_weights(weights, A, y)
         pos = y == 1
         wp, wn = (None, None) if weights is None else (weights[pos], weights[~pos])
         self.per_word = weights is not None and all(
@@ -885,7 +881,7 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
         if limits.time_limit is not None:  # packing is part of the call: the search gets the time it left
             limits = Limits(max(limits.time_limit - packed.seconds, 1e-9), limits.node_limit, limits.memory_limit)
     elif packed.n_antecedents != data.n_features or packed.n != data.n_samples \
-            or packed.weighted != (weights is not None):
+            or packed.weighted != (drop_zero_weights(weights)[0] is not None):
         raise ValueError("packed does not match data (its samples, antecedents or weights)")
     engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
                        paper_feasibility=soft or feasibility == "paper", random_state=_check_random_state(random_state),
