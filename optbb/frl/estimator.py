@@ -17,16 +17,9 @@ from ..common.result import Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights, drop_zero_weights
-from .search import solve, unsearched_result
+from .search import check_random_state, solve, unsearched_result
 
 _NO_TIME = 1e-9  # a time limit that ends the search at once (mining used up the time)
-
-
-def _seed(random_state):
-    """The search's seed: fresh entropy for None, else the int, RandomState or Generator (checked in ``fit``)."""
-    if random_state is None:
-        return np.random.SeedSequence().entropy
-    return int(random_state) if isinstance(random_state, Integral) else random_state
 
 
 def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_support: float,
@@ -107,7 +100,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         else:
             p["C1"] = 0.0
             p["paper"] = self.feasibility == "paper"
-        p["random_state"] = _seed(self.random_state)
+        p["random_state"] = check_random_state(self.random_state)
         return p
 
     def fit(self, X, y, sample_weight=None):

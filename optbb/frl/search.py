@@ -41,7 +41,7 @@ from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
 from ..common.result import unsearched_result as common_unsearched_result
 from ..common.validation import check_number
-from ..common.weights import combined_weights, drop_zero_weights
+from ..common.weights import check_sample_weight, combined_weights, drop_zero_weights
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
 from .model import FallingRuleList
@@ -637,22 +637,13 @@ class SearchData:
 def frl_weights(data: BinaryDataset, sample_weight=None, class_weight=None) -> np.ndarray | None:
     """``sample_weight`` (default ``data.sample_weight``) times ``class_weight`` over the 0/1 labels of ``data``, as
     one float64 vector, or None when every sample weighs the same (the popcount kernels then run)."""
-    if sample_weight is None:
-        sw = data.sample_weight
-    else:
-        sw = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
-        if sw.shape[0] != data.n_samples:
-            raise ValueError(f"sample_weight has {sw.shape[0]} values but data has {data.n_samples} samples")
-        if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-            raise ValueError("sample_weight must be finite and non-negative")
-        if not sw.sum() > 0:
-            raise ValueError("sample_weight is zero for every sample (all weights are zero)")
+    sw = data.sample_weight if sample_weight is None else check_sample_weight(sample_weight, data.n_samples)
     if sw is None and class_weight is None:
         return None
     return combined_weights(data.y, sw, class_weight, np.array([0, 1]), "frl.solve")
 
 
-def _check_random_state(random_state):
+def check_random_state(random_state):
     """None (fresh entropy), a non-negative int, a numpy ``RandomState`` or ``Generator``."""
     if random_state is None:
         return np.random.SeedSequence().entropy
@@ -884,7 +875,7 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
             or packed.weighted != (drop_zero_weights(weights)[0] is not None):
         raise ValueError("packed does not match data (its samples, antecedents or weights)")
     engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
-                       paper_feasibility=soft or feasibility == "paper", random_state=_check_random_state(random_state),
+                       paper_feasibility=soft or feasibility == "paper", random_state=check_random_state(random_state),
                        node_limit=limits.node_limit, target=target, scan_block=scan_block, record_limit=record_limit)
     result = run_search(engine, limits, verbose)
     result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
