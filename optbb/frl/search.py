@@ -31,7 +31,7 @@ import pandas as pd
 from ..common.jit import njit
 
 from ..common import driver
-from ..common.bitset import copy_into, popcount, popcount64, weight_and, weight_words_and
+from ..common.bitset import copy_into, popcount, popcount64, popcount_and, weight_and, weight_words_and
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.formats import first_match
@@ -134,10 +134,7 @@ def column_counts(B):
     """Popcount of every row of a bit matrix."""
     out = np.empty(B.shape[0], dtype=np.int64)
     for j in range(B.shape[0]):
-        c = 0
-        for i in range(B.shape[1]):
-            c += popcount64(B[j, i])
-        out[j] = c
+        out[j] = popcount(B[j])
     return out
 
 
@@ -148,9 +145,7 @@ def pair_counts(B):
     out = np.empty((A, A), dtype=np.int32)
     for j in range(A):
         for r in range(j, A):
-            c = 0
-            for i in range(B.shape[1]):
-                c += popcount64(B[j, i] & B[r, i])
+            c = popcount_and(B[j], B[r])
             out[j, r] = c
             out[r, j] = c
     return out
