@@ -35,23 +35,16 @@ def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_s
 
     num, den = class_support_threshold(min_support)
     pos = y == 1
-    if weights is None:
-        f_pos = X[pos].sum(axis=0, dtype=np.int64)
-        f_neg = X[~pos].sum(axis=0, dtype=np.int64)
-        n_pos, n_neg = int(pos.sum()), int((~pos).sum())
-    else:
-        f_pos, f_neg = weights[pos] @ X[pos], weights[~pos] @ X[~pos]
-        n_pos, n_neg = weights[pos].sum(), weights[~pos].sum()
+    wt = np.ones(y.shape[0], dtype=np.int64) if weights is None else weights  # counts: weights of 1, exact integers
+    w_pos, w_neg = wt[pos], wt[~pos]
+    f_pos, f_neg = w_pos @ X[pos], w_neg @ X[~pos]
+    n_pos, n_neg = w_pos.sum(), w_neg.sum()
     Xa = mined.data.X
     twins = []
     for k, a in enumerate(mined.antecedents):
         if len(a.features) != 2 or any(a.negated):
             continue
-        if weights is None:
-            c_pos = int(Xa[pos, k].sum())
-            c_neg = int(Xa[~pos, k].sum())
-        else:
-            c_pos, c_neg = weights[pos] @ Xa[pos, k], weights[~pos] @ Xa[~pos, k]
+        c_pos, c_neg = w_pos @ Xa[pos, k], w_neg @ Xa[~pos, k]
         if not (c_pos * den >= num * n_pos and c_neg * den >= num * n_neg):
             continue
         i, j = a.features
