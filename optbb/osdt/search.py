@@ -186,15 +186,13 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
               labels, sample_weight=None):
     from .dp_search import check_labels, solve_dp
 
-    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
-                                  or max_depth < 0):
-        raise ValueError(f"max_depth must be an integer >= 0 or None, got {max_depth!r}")
+    check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
+                 {"max_depth": max_depth, "initial_tree": None if warm_start == "none" else warm_start},
+                 "optbb.osdt.solve")
     if max_depth is None:
         lam = check_regularization(regularization)
     else:  # with a depth limit, lambda = 0 (minimum errors) is a valid objective
         lam = check_number("regularization", regularization, lo=0, hi=1)
-    if warm_start not in ("cart", None, "none"):
-        raise ValueError(f"warm_start must be 'cart' or None, got {warm_start!r}")
     y = data.y if labels is None else check_labels(labels, data.n_samples)
     return solve_dp(data.X, y, lam, max_depth=None if max_depth is None else int(max_depth),
                     feature_names=data.feature_names, warm_start="cart" if warm_start == "cart" else None,
