@@ -184,11 +184,10 @@ def _grown(group, new_len: int, stop: Stop):
 class Arena:
     """All search structures of one OSDT run, grown on demand under a memory cap.
 
-    Groups (each a named tuple handed to the kernels as one argument): ``leaves`` (:class:`Leaves`), ``ltable``
-    (its :class:`~optbb.common.hashtable.HashTable`), ``trees`` (:class:`Trees`), ``ttable`` (its
-    :mod:`~optbb.common.keyindex` index),
-    ``entries`` (:class:`Entries`), ``heap`` (:class:`~optbb.common.queue.Heap`) and ``scratch``
-    (:class:`Scratch`).
+    Groups (each handed to the kernels as one argument): ``leaves`` (:class:`Leaves`), ``ltable`` (its
+    :class:`~optbb.common.hashtable.HashTable`), ``trees`` (:class:`Trees`), ``ttable`` (its index of tree ids,
+    :mod:`optbb.common.keyindex`), ``entries`` (:class:`Entries`), ``heap`` (:class:`~optbb.common.queue.Heap`) and
+    ``scratch`` (:class:`Scratch`).
     """
 
     def __init__(self, n_words: int, key_words: int, mask_words: int, leaves: int = 256, trees: int = 256,
