@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
 from ..common.limits import parse_memory
+from ..common.proba import LogOddsDecisionMixin
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, expand_weights, validate_fit_input, validate_predict_input)
 
@@ -429,7 +430,7 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
 # ---------------------------------------------------------------------------------------------------------------
 # the estimator
 # ---------------------------------------------------------------------------------------------------------------
-class BinOCTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
+class BinOCTClassifier(LogOddsDecisionMixin, BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     """Optimal complete decision tree of depth ``max_depth`` on binary features (BinOCT), or its regularised
     variant RBinOCT when ``regularization`` is a number (penalty per non-empty leaf, as OSDT's lambda).
 
@@ -535,9 +536,3 @@ class BinOCTClassifier(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         t = self.tree_
         counts = binary_counts(t.n_samples, t.errors, t.predictions)
         return smoothed_probabilities(counts, t.predictions)[t.apply(X01)]
-
-    def decision_function(self, X) -> np.ndarray:
-        """Log-odds ``log(p_1 / p_0)`` of ``predict_proba``: positive exactly where ``predict`` says ``classes_[1]``."""
-        from ..common.proba import decision_from_proba
-
-        return decision_from_proba(self.predict_proba(X))

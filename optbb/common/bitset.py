@@ -170,12 +170,6 @@ def get_bit(a, i):
 
 
 @njit(cache=True)
-def set_bit(a, i):
-    """Set bit ``i`` in place."""
-    a[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
-
-
-@njit(cache=True)
 def first_set_bit(a):
     """Index of the lowest set bit, or -1 if ``a`` is empty."""
     for i in range(a.shape[0]):

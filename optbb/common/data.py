@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .bitset import pack, pack_rows, unpack, unpack_rows
+from .weights import check_sample_weight
 
 
 @dataclass(eq=False)
@@ -159,17 +160,7 @@ def check_binary_arrays(X, y, sample_weight=None, n_classes: int = 2):
         _check_binary(y, "y")
     else:
         _check_classes(y, n_classes)
-    w = None
-    if sample_weight is not None:
-        w = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
-        if w.shape[0] != X.shape[0]:
-            raise ValueError(f"length mismatch: X has {X.shape[0]} samples but sample_weight has {w.shape[0]}")
-        if not np.all(np.isfinite(w)):
-            raise ValueError("sample_weight contains NaN or inf")
-        if np.any(w < 0):
-            raise ValueError("sample_weight contains negative values")
-        if w.sum() <= 0:
-            raise ValueError("sample_weight sums to zero")
+    w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
     return np.ascontiguousarray(X, dtype=np.uint8), np.ascontiguousarray(y, dtype=np.uint8), w
 
 

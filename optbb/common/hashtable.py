@@ -13,6 +13,7 @@ import numpy as np
 from .jit import njit
 
 from .growth import Stop, row_bytes, slices
+from .keyindex import span_equals
 
 
 class HashTable(NamedTuple):
@@ -33,20 +34,12 @@ def new_table(capacity: int, key_words: int) -> HashTable:
 
 
 @njit(cache=True)
-def _keys_equal(keys, slot, key):
-    for i in range(key.shape[0]):
-        if keys[slot, i] != key[i]:
-            return False
-    return True
-
-
-@njit(cache=True)
 def ht_find(keys, hashes, used, key, h):
     """Slot holding ``key`` (hash ``h``), or ``-(free slot) - 1`` where it would go."""
     mask = np.uint64(used.shape[0] - 1)
     slot = np.int64(h & mask)
     while used[slot]:
-        if hashes[slot] == h and _keys_equal(keys, slot, key):
+        if hashes[slot] == h and span_equals(keys[slot], 0, key, key.shape[0]):
             return slot
         slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
     return -slot - 1

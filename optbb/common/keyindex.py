@@ -5,10 +5,11 @@ key in caller-owned storage and its hash in ``ehash[entry]``.  Entry ids never c
 re-inserts the ids (:func:`reindex`, which reads the stored hashes, not the keys), so an id is a stable handle that
 other structures may record.  Capacity is a power of two; keep the load at or below 1/2.  Entries are never deleted.
 
-Two key layouts are supported: ``rows`` (entry ``e``'s key is row ``e`` of a 2-D ``uint64`` matrix, every key the
-same length) and ``pooled`` (entry ``e``'s key starts at ``pool[eoff[e]]`` with its length, followed by that many
-words: variable-length keys stored back to back).  Either way the key memory is proportional to the entries that
-exist, not to the capacity of the index.
+Three key layouts are supported: ``rows`` (entry ``e``'s key is row ``e`` of a 2-D ``uint64`` matrix, every key
+the same length), ``pooled`` (entry ``e``'s key starts at ``pool[eoff[e]]`` with its length, followed by that many
+words: variable-length keys stored back to back) and ``spans`` (entry ``e``'s key is
+``arena[eoff[e]:eoff[e] + elen[e]]``, lengths kept apart).  Either way the key memory is proportional to the entries
+that exist, not to the capacity of the index.
 """
 from __future__ import annotations
 
@@ -62,24 +63,26 @@ def reindex(ehash: np.ndarray, n_entries: int, capacity: int, stop: Stop = None)
     return index
 
 
+@njit(cache=True, inline="always")
+def span_equals(arena, off, key, klen):
+    """``arena[off:off + klen] == key[:klen]`` word by word, without a temporary."""
+    for i in range(klen):
+        if arena[off + i] != key[i]:
+            return False
+    return True
+
+
 @njit(cache=True)
 def find_row(index, ehash, rows, key, h):
     """Entry whose key (a row of ``rows``) equals ``key`` (hash ``h``), or ``-(free slot) - 1``."""
     mask = np.uint64(index.shape[0] - 1)
     slot = np.int64(h & mask)
-    nw = key.shape[0]
     while True:
         e = index[slot]
         if e == EMPTY:
             return -slot - 1
-        if ehash[e] == h:
-            same = True
-            for i in range(nw):
-                if rows[e, i] != key[i]:
-                    same = False
-                    break
-            if same:
-                return e
+        if ehash[e] == h and span_equals(rows[e], 0, key, key.shape[0]):
+            return e
         slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
 
 
@@ -92,14 +95,21 @@ def find_pooled(index, ehash, eoff, pool, key, klen, h):
         e = index[slot]
         if e == EMPTY:
             return -slot - 1
-        if ehash[e] == h:
-            off = eoff[e]
-            if pool[off] == np.uint64(klen):
-                same = True
-                for i in range(klen):
-                    if pool[off + 1 + i] != key[i]:
-                        same = False
-                        break
-                if same:
-                    return e
+        if ehash[e] == h and pool[eoff[e]] == np.uint64(klen) and span_equals(pool, eoff[e] + 1, key, klen):
+            return e
+        slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+
+
+@njit(cache=True)
+def find_span(index, ehash, eoff, elen, arena, key, klen, h):
+    """Entry whose key ``arena[eoff[e]:eoff[e] + elen[e]]`` equals ``key[:klen]`` (hash ``h``), or
+    ``-(free slot) - 1``."""
+    mask = np.uint64(index.shape[0] - 1)
+    slot = np.int64(h & mask)
+    while True:
+        e = index[slot]
+        if e == EMPTY:
+            return -slot - 1
+        if ehash[e] == h and elen[e] == klen and span_equals(arena, eoff[e], key, klen):
+            return e
         slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)

@@ -62,3 +62,12 @@ def decision_from_proba(proba: np.ndarray) -> np.ndarray:
     if proba.shape[1] == 2:
         return np.log(proba[:, 1]) - np.log(proba[:, 0])
     return np.log(proba)
+
+
+class LogOddsDecisionMixin:
+    """``decision_function`` of a classifier with smoothed ``predict_proba``."""
+
+    def decision_function(self, X) -> np.ndarray:
+        """Two classes: the log-odds ``log(p_1 / p_0)`` of ``predict_proba``, positive exactly where ``predict`` says
+        ``classes_[1]``; more classes: ``log(predict_proba)``, shape ``(n, K)``."""
+        return decision_from_proba(self.predict_proba(X))

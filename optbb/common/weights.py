@@ -9,6 +9,21 @@ from __future__ import annotations
 import numpy as np
 
 
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """``sample_weight`` as a new float64 vector of ``n_samples`` finite, non-negative weights, not all zero; a
+    ``ValueError`` naming the problem otherwise."""
+    w = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
+    if w.shape[0] != n_samples:
+        raise ValueError(f"length mismatch: X has {n_samples} samples but sample_weight has {w.shape[0]}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight contains NaN or inf")
+    if np.any(w < 0):
+        raise ValueError("sample_weight contains negative values")
+    if w.sum() <= 0:
+        raise ValueError("sample_weight sums to zero")
+    return w
+
+
 def combined_weights(y: np.ndarray, sample_weight: np.ndarray | None, class_weight, classes: np.ndarray,
                      name: str) -> np.ndarray | None:
     """``sample_weight * class_weight[y]`` as a float64 vector, or None when every sample weighs the same.
@@ -52,6 +67,15 @@ def _class_factors(y: np.ndarray, w: np.ndarray, class_weight, classes: np.ndarr
     return factors
 
 
-def is_integral(w: np.ndarray | None) -> bool:
-    """True when every weight is a whole number (the weighted objective then equals that of repeated rows)."""
-    return w is None or bool(np.array_equal(w, np.round(w)))
+def drop_zero_weights(w: np.ndarray | None, *rows: np.ndarray) -> tuple:
+    """``(w, *rows)`` as a search reads them: the samples of weight 0 left out of ``w`` and of each row-aligned array
+    in ``rows`` (they change no objective, and leaving them out makes integer weights exactly repeated rows, zero
+    repetitions included), then equal weights replaced by None (every objective is a rate, so they change nothing and
+    the popcount kernels run).  What needs no change is returned as it came (the same objects)."""
+    if w is None:
+        return (None, *rows)
+    w = np.asarray(w, dtype=np.float64)
+    if not np.all(w > 0):
+        keep = w > 0
+        w, rows = w[keep], tuple(a[keep] for a in rows)
+    return (None if np.all(w == w[:1]) else w, *rows)

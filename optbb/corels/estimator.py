@@ -9,13 +9,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
 from ..common.data import BinaryDataset
+from ..common.proba import LogOddsDecisionMixin
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
 from .search import OPTION_CONSTRAINTS, mine_and_solve
 
 
-class CorelsClassifier(MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
+class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
     """Certifiably optimal rule list on binary features.
 
     Antecedents are mined from the 0/1 columns of ``X`` (features and, with ``negations``, their negations; conjunctions
@@ -112,10 +113,3 @@ class CorelsClassifier(MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
         so rows sum to 1 and ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
         X01 = validate_predict_input(self, X)
         return self.rule_list_.predict_proba(self.antecedents_.transform(X01))
-
-    def decision_function(self, X) -> np.ndarray:
-        """Two classes: the log-odds ``log(p_1 / p_0)`` of ``predict_proba``, positive exactly where ``predict`` says
-        ``classes_[1]``; more classes: ``log(predict_proba)``, shape ``(n, K)``."""
-        from ..common.proba import decision_from_proba
-
-        return decision_from_proba(self.predict_proba(X))

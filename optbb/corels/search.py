@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..common import driver
-from ..common.bitset import popcount, weight_of
+from ..common.bitset import pack_rows, popcount, weight_of
 from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
@@ -20,6 +20,7 @@ from ..common.mining import MinedAntecedents, load_kernels, mine_antecedents, ra
 from ..common.queue import grow_heap, new_heap, policy_code
 from ..common.result import SearchResult, Status, unsearched_result
 from ..common.validation import NameList, check_number, check_params
+from ..common.weights import drop_zero_weights
 from . import kernel as K
 from .maps import MAP_TYPES, SymmetryMap, key_len_bound
 from .model import build_rule_list
@@ -48,19 +49,13 @@ def class_amounts(y: np.ndarray, weights: np.ndarray | None, k: int) -> np.ndarr
 
 
 def effective_weights(data: BinaryDataset) -> BinaryDataset:
-    """``data`` as the search reads it: samples of weight 0 dropped (they change no objective, and dropping them
-    makes integer weights exactly repeated rows, zero repetitions included), and equal weights replaced by none (the
-    objective is a rate, so they change nothing and the popcount kernels run)."""
-    w = data.sample_weight
-    if w is None:
+    """``data`` as the search reads it (:func:`~optbb.common.weights.drop_zero_weights`): samples of weight 0
+    dropped, equal weights replaced by none."""
+    w, X, y = drop_zero_weights(data.sample_weight, data.X, data.y)
+    if w is data.sample_weight:  # nothing dropped, weights kept as given
         return data
-    keep = w > 0
-    if not keep.all():
-        data = data.subset(np.flatnonzero(keep))
-        w = data.sample_weight
-    if np.all(w == w[0]):
-        data = BinaryDataset.from_bits(data.bits, data.y, data.feature_names, None, data.label_names, data.X)
-    return data
+    bits = data.bits if X is data.X else pack_rows(X.T)
+    return BinaryDataset.from_bits(bits, y, data.feature_names, w, data.label_names, X)
 
 
 class CorelsEngine:

@@ -247,16 +247,3 @@ def write_corels(data: BinaryDataset, root: str | os.PathLike, minor: bool = Tru
             fh.write(_bit_line("group_minority", minority_vector(data.X, data.y, data.sample_weight)))
     return paths
 
-
-def write_propublica_folds(out_dir: str | os.PathLike, raw_csv: str | os.PathLike | None = None,
-                           prefix: str = "compas") -> list[Path]:
-    """Write all ten folds as ``{prefix}_{i}_train.{out,label,minor}`` and ``{prefix}_{i}_test.{out,label}``."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    table = propublica_categorical(raw_csv)
-    written = []
-    for i in range(N_FOLDS):
-        train, test = fold_datasets(table, i)
-        written += write_corels(train, out_dir / f"{prefix}_{i}_train", minor=True)
-        written += write_corels(test, out_dir / f"{prefix}_{i}_test", minor=False)
-    return written

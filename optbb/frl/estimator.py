@@ -16,17 +16,10 @@ from ..common.mining import MinedAntecedents, load_kernels, mine_classwise
 from ..common.result import Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
-from ..common.weights import combined_weights
-from .search import solve, unsearched_result
+from ..common.weights import combined_weights, drop_zero_weights
+from .search import check_random_state, solve, unsearched_result
 
 _NO_TIME = 1e-9  # a time limit that ends the search at once (mining used up the time)
-
-
-def _seed(random_state):
-    """The search's seed: fresh entropy for None, else the int, RandomState or Generator (checked in ``fit``)."""
-    if random_state is None:
-        return np.random.SeedSequence().entropy
-    return int(random_state) if isinstance(random_state, Integral) else random_state
 
 
 def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_support: float,
@@ -42,23 +35,16 @@ def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_s
 
     num, den = class_support_threshold(min_support)
     pos = y == 1
-    if weights is None:
-        f_pos = X[pos].sum(axis=0, dtype=np.int64)
-        f_neg = X[~pos].sum(axis=0, dtype=np.int64)
-        n_pos, n_neg = int(pos.sum()), int((~pos).sum())
-    else:
-        f_pos, f_neg = weights[pos] @ X[pos], weights[~pos] @ X[~pos]
-        n_pos, n_neg = weights[pos].sum(), weights[~pos].sum()
+    wt = np.ones(y.shape[0], dtype=np.int64) if weights is None else weights  # counts: weights of 1, exact integers
+    w_pos, w_neg = wt[pos], wt[~pos]
+    f_pos, f_neg = w_pos @ X[pos], w_neg @ X[~pos]
+    n_pos, n_neg = w_pos.sum(), w_neg.sum()
     Xa = mined.data.X
     twins = []
     for k, a in enumerate(mined.antecedents):
         if len(a.features) != 2 or any(a.negated):
             continue
-        if weights is None:
-            c_pos = int(Xa[pos, k].sum())
-            c_neg = int(Xa[~pos, k].sum())
-        else:
-            c_pos, c_neg = weights[pos] @ Xa[pos, k], weights[~pos] @ Xa[~pos, k]
+        c_pos, c_neg = w_pos @ Xa[pos, k], w_neg @ Xa[~pos, k]
         if not (c_pos * den >= num * n_pos and c_neg * den >= num * n_neg):
             continue
         i, j = a.features
@@ -107,7 +93,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         else:
             p["C1"] = 0.0
             p["paper"] = self.feasibility == "paper"
-        p["random_state"] = _seed(self.random_state)
+        p["random_state"] = check_random_state(self.random_state)
         return p
 
     def fit(self, X, y, sample_weight=None):
@@ -129,10 +115,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{err}: {name} is binary by definition (a falling rule list of the probability "
                                  "of one positive class); it needs exactly two classes in y") from None
             raise
-        w = combined_weights(y01, sw, self.class_weight, classes, name)
-        if w is not None and not np.all(w > 0):  # weight 0: the sample is left out, as a repeated row zero times
-            kept = w > 0
-            X01, y01, w = X01[kept], y01[kept], w[kept]
+        w, X01, y01 = drop_zero_weights(combined_weights(y01, sw, self.class_weight, classes, name), X01, y01)
         feature_names = display_names(self.feature_names, X_names, X01.shape[1])
         data = from_arrays(X01, y01, feature_names, sample_weight=w)
         # mining runs under the same limits as the search (its time and bytes count toward them) and Ctrl-C

@@ -31,7 +31,7 @@ import pandas as pd
 from ..common.jit import njit
 
 from ..common import driver
-from ..common.bitset import copy_into, popcount, popcount64, weight_and, weight_words_and
+from ..common.bitset import copy_into, popcount, popcount64, popcount_and, weight_and, weight_words_and
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.formats import first_match
@@ -41,7 +41,7 @@ from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
 from ..common.result import unsearched_result as common_unsearched_result
 from ..common.validation import check_number
-from ..common.weights import combined_weights
+from ..common.weights import check_sample_weight, combined_weights, drop_zero_weights
 from .bounds import (curiosity_frl, curiosity_soft, frl_completion_bound, frl_should_stop, prefix_feasible,
                      reference_feasible, soft_continue_bound, soft_stop_cost)
 from .model import FallingRuleList
@@ -134,10 +134,7 @@ def column_counts(B):
     """Popcount of every row of a bit matrix."""
     out = np.empty(B.shape[0], dtype=np.int64)
     for j in range(B.shape[0]):
-        c = 0
-        for i in range(B.shape[1]):
-            c += popcount64(B[j, i])
-        out[j] = c
+        out[j] = popcount(B[j])
     return out
 
 
@@ -148,9 +145,7 @@ def pair_counts(B):
     out = np.empty((A, A), dtype=np.int32)
     for j in range(A):
         for r in range(j, A):
-            c = 0
-            for i in range(B.shape[1]):
-                c += popcount64(B[j, i] & B[r, i])
+            c = popcount_and(B[j], B[r])
             out[j, r] = c
             out[r, j] = c
     return out
@@ -589,11 +584,7 @@ class SearchData:
         y = np.asarray(y, dtype=np.uint8)
         self.n = int(A.shape[0])
         self.n_antecedents = int(A.shape[1])
-        if weights is not None:
-            weights = np.asarray(weights, dtype=np.float64)
-            kept = weights > 0
-            if not kept.all():
-                A, y, weights = A[kept], y[kept], weights[kept]
+        weights, A, y = drop_zero_weights(weights, A, y)
         pos = y == 1
         wp, wn = (None, None) if weights is None else (weights[pos], weights[~pos])
         self.per_word = weights is not None and all(
@@ -641,22 +632,13 @@ class SearchData:
 def frl_weights(data: BinaryDataset, sample_weight=None, class_weight=None) -> np.ndarray | None:
     """``sample_weight`` (default ``data.sample_weight``) times ``class_weight`` over the 0/1 labels of ``data``, as
     one float64 vector, or None when every sample weighs the same (the popcount kernels then run)."""
-    if sample_weight is None:
-        sw = data.sample_weight
-    else:
-        sw = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
-        if sw.shape[0] != data.n_samples:
-            raise ValueError(f"sample_weight has {sw.shape[0]} values but data has {data.n_samples} samples")
-        if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-            raise ValueError("sample_weight must be finite and non-negative")
-        if not sw.sum() > 0:
-            raise ValueError("sample_weight is zero for every sample (all weights are zero)")
+    sw = data.sample_weight if sample_weight is None else check_sample_weight(sample_weight, data.n_samples)
     if sw is None and class_weight is None:
         return None
     return combined_weights(data.y, sw, class_weight, np.array([0, 1]), "frl.solve")
 
 
-def _check_random_state(random_state):
+def check_random_state(random_state):
     """None (fresh entropy), a non-negative int, a numpy ``RandomState`` or ``Generator``."""
     if random_state is None:
         return np.random.SeedSequence().entropy
@@ -885,10 +867,10 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
         if limits.time_limit is not None:  # packing is part of the call: the search gets the time it left
             limits = Limits(max(limits.time_limit - packed.seconds, 1e-9), limits.node_limit, limits.memory_limit)
     elif packed.n_antecedents != data.n_features or packed.n != data.n_samples \
-            or packed.weighted != (weights is not None):
+            or packed.weighted != (drop_zero_weights(weights)[0] is not None):
         raise ValueError("packed does not match data (its samples, antecedents or weights)")
     engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
-                       paper_feasibility=soft or feasibility == "paper", random_state=_check_random_state(random_state),
+                       paper_feasibility=soft or feasibility == "paper", random_state=check_random_state(random_state),
                        node_limit=limits.node_limit, target=target, scan_block=scan_block, record_limit=record_limit)
     result = run_search(engine, limits, verbose)
     result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,

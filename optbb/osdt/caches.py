@@ -8,8 +8,8 @@ the leaf accurate support bound.  The index is the shared open-addressing table 
 
 Tree cache.  A tree is its set of leaves; its canonical key is the sorted array of leaf ids (leaf ids are unique
 per leaf, so permutations of the same leaf set share one key: leaf permutation symmetry, Cor. E.1).  Keys have
-variable length, so they live in one flat arena (``offset``, ``length``) and a small open-addressing table maps a
-64-bit hash to a tree id, always verified against the full key.
+variable length, so they live in one flat arena (``offset``, ``length``), and the shared index of entry ids of
+:mod:`optbb.common.keyindex` finds a tree by its key (the ``spans`` layout: per-tree hashes, full keys compared).
 
 Arrays are owned by Python and grown between search chunks (:class:`Arena`), which also does the memory
 accounting: ``nbytes`` is the sum of every array's size.
@@ -23,8 +23,9 @@ from ..common.jit import njit
 
 from ..common.bitset import and_into, hash_words, popcount, popcount_and
 from ..common.bounds import majority_errors
-from ..common.growth import Stop, arrays_bytes, grow, row_bytes, slices
+from ..common.growth import Stop, arrays_bytes, grow, row_bytes
 from ..common.hashtable import ht_find, ht_put, new_table, rehash
+from ..common.keyindex import SLOT_BYTES, new_index, reindex
 from ..common.queue import new_heap
 from .bounds import leaf_is_dead, split_floor
 
@@ -107,44 +108,10 @@ def init_root_leaf(data, leaves, table, counts, n_samples, lam_n, support, equiv
 
 
 @njit(cache=True)
-def tree_find(tslot, thash, toff, tlen, tleaves, ids, n, h):
-    """Tree id whose sorted leaf ids equal ``ids[:n]``, else ``-(free slot) - 1``."""
-    mask = np.uint64(tslot.shape[0] - 1)
-    s = np.int64(h & mask)
-    while tslot[s] >= 0:
-        t = tslot[s]
-        if thash[s] == h and tlen[t] == n:
-            o = toff[t]
-            same = True
-            for i in range(n):
-                if tleaves[o + i] != ids[i]:
-                    same = False
-                    break
-            if same:
-                return t
-        s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
-    return -s - 1
-
-
-@njit(cache=True)
 def tree_hash(ids, n, buf):
     for i in range(n):
         buf[i] = np.uint64(ids[i])
     return hash_words(buf[:n])
-
-
-@njit(cache=True)
-def _tree_reinsert(tslot, thash, nslot, nhash, start, end):
-    mask = np.uint64(nslot.shape[0] - 1)
-    for s in range(start, end):
-        t = tslot[s]
-        if t >= 0:
-            h = thash[s]
-            j = np.int64(h & mask)
-            while nslot[j] >= 0:
-                j = np.int64((np.uint64(j) + np.uint64(1)) & mask)
-            nslot[j] = t
-            nhash[j] = h
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -168,19 +135,14 @@ class Leaves(NamedTuple):
 
 
 class Trees(NamedTuple):
-    """The Tree cache arena: tree ``t`` is ``leaf_ids[offset[t]:offset[t] + length[t]]`` (sorted)."""
+    """The Tree cache arena: tree ``t`` is ``leaf_ids[offset[t]:offset[t] + length[t]]`` (sorted), its key's hash
+    ``hash[t]`` (the ``spans`` layout of :mod:`optbb.common.keyindex`)."""
 
     offset: np.ndarray
     length: np.ndarray
     errors: np.ndarray
-    leaf_ids: np.ndarray
-
-
-class TreeIndex(NamedTuple):
-    """Open-addressing index of the Tree cache: ``slot`` holds a tree id (-1 = free), ``hash`` its key's hash."""
-
-    slot: np.ndarray
     hash: np.ndarray
+    leaf_ids: np.ndarray
 
 
 class Entries(NamedTuple):
@@ -214,14 +176,6 @@ class OsdtData(NamedTuple):
     z: np.ndarray
 
 
-def _retable_trees(ttable: TreeIndex, new_cap: int, stop: Stop) -> TreeIndex:
-    """The tree index at capacity ``new_cap`` (power of two), filled slice by slice."""
-    new = TreeIndex(np.full(new_cap, -1, ttable.slot.dtype), np.zeros(new_cap, ttable.hash.dtype))
-    for start, end in slices(ttable.slot.shape[0], row_bytes(ttable.slot) + row_bytes(ttable.hash), stop):
-        _tree_reinsert(ttable.slot, ttable.hash, new.slot, new.hash, start, end)
-    return new
-
-
 def _grown(group, new_len: int, stop: Stop):
     """The named tuple ``group`` with every array's first axis extended to ``new_len``."""
     return type(group)(*(grow(a, new_len, stop) for a in group))
@@ -230,10 +184,10 @@ def _grown(group, new_len: int, stop: Stop):
 class Arena:
     """All search structures of one OSDT run, grown on demand under a memory cap.
 
-    Groups (each a named tuple handed to the kernels as one argument): ``leaves`` (:class:`Leaves`), ``ltable``
-    (its :class:`~optbb.common.hashtable.HashTable`), ``trees`` (:class:`Trees`), ``ttable`` (:class:`TreeIndex`),
-    ``entries`` (:class:`Entries`), ``heap`` (:class:`~optbb.common.queue.Heap`) and ``scratch``
-    (:class:`Scratch`).
+    Groups (each handed to the kernels as one argument): ``leaves`` (:class:`Leaves`), ``ltable`` (its
+    :class:`~optbb.common.hashtable.HashTable`), ``trees`` (:class:`Trees`), ``ttable`` (its index of tree ids,
+    :mod:`optbb.common.keyindex`), ``entries`` (:class:`Entries`), ``heap`` (:class:`~optbb.common.queue.Heap`) and
+    ``scratch`` (:class:`Scratch`).
     """
 
     def __init__(self, n_words: int, key_words: int, mask_words: int, leaves: int = 256, trees: int = 256,
@@ -245,8 +199,8 @@ class Arena:
                              np.zeros(leaves, np.int64), np.zeros(leaves, np.bool_), np.zeros(leaves, np.float64))
         self.ltable = new_table(2 * leaves, 2 * key_words)
         self.trees = Trees(np.zeros(trees, np.int64), np.zeros(trees, np.int64), np.zeros(trees, np.int64),
-                           np.zeros(4 * trees, np.int64))
-        self.ttable = TreeIndex(np.full(2 * trees, -1, np.int64), np.zeros(2 * trees, np.uint64))
+                           np.zeros(trees, np.uint64), np.zeros(4 * trees, np.int64))
+        self.ttable = new_index(2 * trees)
         self.entries = Entries(np.zeros(entries, np.int64), np.zeros((entries, mask_words), np.uint64),
                                np.zeros(entries, np.float64), np.zeros(entries, np.float64),
                                np.zeros(entries, np.int64), np.zeros(entries, np.int64))
@@ -257,7 +211,7 @@ class Arena:
 
     # -- accounting ------------------------------------------------------------------------------------------
     def groups(self) -> tuple:
-        return self.leaves, self.ltable, self.trees, self.ttable, self.entries, self.heap, self.scratch
+        return self.leaves, self.ltable, self.trees, (self.ttable,), self.entries, self.heap, self.scratch
 
     def nbytes(self) -> int:
         return sum(arrays_bytes(g) for g in self.groups())
@@ -274,16 +228,16 @@ class Arena:
             per, tper = _row_bytes(self.leaves), _row_bytes(self.ltable)
             return (new_n, new_t), (new_n - n) * per + (new_t - tcap) * tper
         if what == NEED_TREES:
-            n_t, n_l, tcap = self.trees.offset.shape[0], self.trees.leaf_ids.shape[0], self.ttable.slot.shape[0]
+            n_t, n_l, tcap = self.trees.offset.shape[0], self.trees.leaf_ids.shape[0], self.ttable.shape[0]
             need_t, need_l = need
             new_t = n_t if need_t <= n_t else max(2 * n_t, need_t)
             new_l = n_l if need_l <= n_l else max(2 * n_l, need_l)
             new_tc = tcap
             while new_tc < 2 * new_t:
                 new_tc *= 2
-            tree_row = row_bytes(self.trees.offset) + row_bytes(self.trees.length) + row_bytes(self.trees.errors)
+            tree_row = _row_bytes(self.trees) - row_bytes(self.trees.leaf_ids)
             added = ((new_t - n_t) * tree_row + (new_l - n_l) * row_bytes(self.trees.leaf_ids)
-                     + (new_tc - tcap) * _row_bytes(self.ttable))
+                     + (new_tc - tcap) * SLOT_BYTES)
             return (new_t, new_l, new_tc), added
         if what == NEED_ENTRIES:
             n = self.entries.tree.shape[0]
@@ -311,8 +265,9 @@ class Arena:
         elif what == NEED_TREES:
             new_t, new_l, new_tc = sizes
             trees = Trees(*(a if n == a.shape[0] else grow(a, n, stop)
-                            for a, n in zip(self.trees, (new_t, new_t, new_t, new_l))))
-            ttable = _retable_trees(self.ttable, new_tc, stop) if new_tc != self.ttable.slot.shape[0] else self.ttable
+                            for a, n in zip(self.trees, (new_t, new_t, new_t, new_t, new_l))))
+            # need[0] is one more than the trees already indexed (the kernel asks for room for the next one)
+            ttable = reindex(trees.hash, need[0] - 1, new_tc, stop) if new_tc != self.ttable.shape[0] else self.ttable
             self.trees, self.ttable = trees, ttable
         elif what == NEED_ENTRIES:
             entries = _grown(self.entries, sizes[0], stop)

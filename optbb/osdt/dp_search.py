@@ -27,6 +27,7 @@ from ..common.growth import grow
 from ..common.hashtable import HashTable, new_table, rehash
 from ..common.limits import Limits
 from ..common.result import SearchResult, Status
+from ..common.weights import drop_zero_weights
 from . import dp as D
 from .depth2 import depth2
 from .initial_tree import cart_warm_start
@@ -449,14 +450,7 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
     :func:`optbb.osdt.solve`)."""
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.ascontiguousarray(y, dtype=np.int64)
-    w = None
-    if sample_weight is not None:
-        w = np.asarray(sample_weight, dtype=np.float64)
-        if np.any(w == 0):
-            keep = w > 0
-            X, y, w = np.ascontiguousarray(X[keep]), np.ascontiguousarray(y[keep]), w[keep]
-        if np.all(w == w[0]):
-            w = None  # uniform weights: the unweighted objective
+    w, X, y = drop_zero_weights(sample_weight, X, y)
     incumbent = None
     if warm_start == "cart" and len(np.unique(y)) >= 2 and (max_depth is None or max_depth >= 1):
         # a penalty below 1 / (2N) only loosens CART's stopping rules; it also caps its leaves at N

@@ -8,13 +8,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
 from ..common.data import BinaryDataset
+from ..common.proba import LogOddsDecisionMixin
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
 from .search import OPTION_CONSTRAINTS, choose_search, solve
 
 
-class OSDTClassifier(MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
+class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
     """Optimal sparse decision tree on binary features.
 
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
@@ -63,11 +64,6 @@ class OSDTClassifier(MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
         self.search = search
         self.class_weight = class_weight
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        return tags
-
     def fit(self, X, y, sample_weight=None):
         """Solve OSDT on ``(X, y)``.  ``sample_weight``: non-negative real weights (times ``class_weight``); the
         loss is the weight of the misclassified samples over the total weight, so an integer weight ``k`` counts a
@@ -109,10 +105,3 @@ class OSDTClassifier(MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
         ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
         X01 = validate_predict_input(self, X)
         return self.tree_.predict_proba(X01)
-
-    def decision_function(self, X) -> np.ndarray:
-        """Two classes: the log-odds ``log(p_1 / p_0)`` of ``predict_proba``, positive exactly where ``predict`` says
-        ``classes_[1]``; more classes: ``log predict_proba`` (``(n, k)``)."""
-        from ..common.proba import decision_from_proba
-
-        return decision_from_proba(self.predict_proba(X))

@@ -19,11 +19,12 @@ from ..common.jit import njit
 
 from ..common.bitset import popcount64
 from ..common.bounds import objective_value
+from ..common.keyindex import find_span, index_put
 from ..common.queue import CURIOSITY, ENTROPY, GINI, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push
 from .bounds import (binary_entropy, entry_bound, gini_impurity, leaf_accuracy_too_small, leaf_count_bound,
                      split_needs_refinement)
 from .caches import (NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, init_root_leaf, leaf_lookup_or_create,
-                     tree_find, tree_hash)
+                     tree_hash)
 
 # int64 state vector
 S_NLEAVES, S_NTREES, S_TLUSED, S_HEAP, S_ETAIL, S_FREE, S_SEQ, S_COUNT, S_POPS, S_RESUME, S_INC, S_COUNT_OPT, \
@@ -355,14 +356,10 @@ def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
     init_root_leaf(data, leaves, ltable, counts, n_samples, fp[F_LAMN], ip[P_SUPPORT] != 0, ip[P_EQUIV] != 0)
     st[S_NLEAVES] = counts[0]
     toff, tlen, terr, tleaves = trees.offset, trees.length, trees.errors, trees.leaf_ids
-    tslot, thash = ttable.slot, ttable.hash
     ids = np.zeros(1, dtype=np.int64)
-    buf = np.zeros(1, dtype=np.uint64)
-    h = tree_hash(ids, 1, buf)
-    slot = tree_find(tslot, thash, toff, tlen, tleaves, ids, 1, h)
-    fs = -slot - 1
-    toff[0], tlen[0], terr[0], tleaves[0] = 0, 1, leaves.errors[0], 0
-    tslot[fs], thash[fs] = 0, h
+    h = tree_hash(ids, 1, np.zeros(1, dtype=np.uint64))
+    index_put(ttable, find_span(ttable, trees.hash, toff, tlen, tleaves, ids, 1, h), 0)
+    toff[0], tlen[0], terr[0], tleaves[0], trees.hash[0] = 0, 1, leaves.errors[0], 0, h
     st[S_NTREES], st[S_TLUSED] = 1, 1
     obj = objective_value(leaves.errors[0], 1, n_samples, lam)
     if obj < fp[F_RC]:
@@ -428,7 +425,6 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     key, dead_feat, n_cap, err = leaves.key, leaves.dead_features, leaves.n_captured, leaves.errors
     kw = dead_feat.shape[1]
     toff, tlen, terr, tleaves = trees.offset, trees.length, trees.errors, trees.leaf_ids
-    tslot, thash = ttable.slot, ttable.hash
     en_tree, en_mask, en_prune = entries.tree, entries.mask, entries.prune
     sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
     t = en_tree[item]
@@ -546,7 +542,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                 total_err += err[newids[b]]
                 b += 1
         h = tree_hash(child, n_new, hbuf)
-        slot = tree_find(tslot, thash, toff, tlen, tleaves, child, n_new, h)
+        slot = find_span(ttable, trees.hash, toff, tlen, tleaves, child, n_new, h)
         if slot < 0:  # a new leaf set (Tree cache: permutations are evaluated once)
             obj = objective_value(total_err, n_new, n_samples, lam)
             rc = min(fp[F_RC], obj)
@@ -575,7 +571,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
             if k < 0:
                 st[S_NEED] = 2 * sc_prune.shape[0]
                 return NEED_SCRATCH
-            if (st[S_NTREES] + 1 > toff.shape[0] or 2 * (st[S_NTREES] + 1) > tslot.shape[0]
+            if (st[S_NTREES] + 1 > toff.shape[0] or 2 * (st[S_NTREES] + 1) > ttable.shape[0]
                     or st[S_TLUSED] + n_new > tleaves.shape[0]):
                 st[S_NEED] = st[S_NTREES] + 1
                 st[S_NEED2] = st[S_TLUSED] + n_new
@@ -593,9 +589,8 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
             for p in range(n_new):
                 tleaves[st[S_TLUSED] + p] = child[p]
             st[S_TLUSED] += n_new
-            fs = -slot - 1
-            tslot[fs] = tid
-            thash[fs] = h
+            index_put(ttable, slot, tid)
+            trees.hash[tid] = h
             if obj < fp[F_RC]:
                 fp[F_RC] = obj
                 st[S_INC] = tid

@@ -27,6 +27,7 @@ from . import kernel as K
 from .bounds import a_priori_leaf_bound
 from .initial_tree import cart_warm_start
 from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena, OsdtData
+from .dp_search import leaf_stats, make_tree
 from .model import Tree
 
 POLICIES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "entropy": ENTROPY,
@@ -65,20 +66,9 @@ def check_options(policy, ablation, initial_tree, max_depth, max_leaves, upper_b
 
 
 def _leaf_counts(X, y, leaf):
-    hit = np.ones(X.shape[0], dtype=bool)
-    for f, v in leaf:
-        hit &= X[:, f] == v
-    n = int(hit.sum())
-    pos = int(y[hit].sum())
-    label = 1 if pos >= n - pos else 0
-    return n, (n - pos if label == 1 else pos), label, [n - pos, pos]
-
-
-def _tree_from_literals(X, y, leaves, names) -> tuple[Tree, int]:
-    counts = [_leaf_counts(X, y, leaf) for leaf in leaves]
-    errors = sum(c[1] for c in counts)
-    return Tree(leaves, [c[2] for c in counts], list(names), [c[0] for c in counts], [c[1] for c in counts],
-                class_counts=[c[3] for c in counts]), errors
+    """``(samples, errors, label, class counts)`` of one leaf as the leaf-set search's trees count it."""
+    label, n, errors, counts, _ = leaf_stats(X, y, [leaf], 2)[0]
+    return n, errors, label, counts
 
 
 def _decode_leaf(key_row: np.ndarray, kw: int, n_features: int):
@@ -186,15 +176,13 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
               labels, sample_weight=None):
     from .dp_search import check_labels, solve_dp
 
-    if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, (int, np.integer))
-                                  or max_depth < 0):
-        raise ValueError(f"max_depth must be an integer >= 0 or None, got {max_depth!r}")
+    check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
+                 {"max_depth": max_depth, "initial_tree": None if warm_start == "none" else warm_start},
+                 "optbb.osdt.solve")
     if max_depth is None:
         lam = check_regularization(regularization)
     else:  # with a depth limit, lambda = 0 (minimum errors) is a valid objective
         lam = check_number("regularization", regularization, lo=0, hi=1)
-    if warm_start not in ("cart", None, "none"):
-        raise ValueError(f"warm_start must be 'cart' or None, got {warm_start!r}")
     y = data.y if labels is None else check_labels(labels, data.n_samples)
     return solve_dp(data.X, y, lam, max_depth=None if max_depth is None else int(max_depth),
                     feature_names=data.feature_names, warm_start="cart" if warm_start == "cart" else None,
@@ -241,7 +229,7 @@ class OsdtEngine:
         if self.warm_start == "cart":
             leaves = cart_warm_start(X, y, lam, self.max_depth, self.max_leaves)
             if leaves is not None:
-                self.cart_tree, cart_err = _tree_from_literals(X, y, leaves, data.feature_names)
+                self.cart_tree, cart_err = make_tree(X, y, leaves, data.feature_names, 2)
                 self.cart_obj = objective_value(cart_err, self.cart_tree.n_leaves, n, lam)
                 rc = self.cart_obj
         if self.upper_bound is not None:
@@ -375,7 +363,7 @@ class OsdtEngine:
             model, objective = self.cart_tree, self.cart_obj
             trees_to_opt = 0
         else:
-            model, _ = _tree_from_literals(X, y, [()], data.feature_names)
+            model, _ = make_tree(X, y, [()], data.feature_names, 2)
             objective = self.root_obj
             trees_to_opt = 0
         if status is Status.OPTIMAL:
@@ -402,7 +390,7 @@ class OsdtEngine:
         off, ln = int(trees.offset[tid]), int(trees.length[tid])
         ids = trees.leaf_ids[off:off + ln]
         leaves = [_decode_leaf(self.arena.leaves.key[i], self.arena.KW, self.m) for i in ids]
-        tree, errors = _tree_from_literals(data.X, data.y, leaves, data.feature_names)
+        tree, errors = make_tree(data.X, data.y, leaves, data.feature_names, 2)
         if errors != int(trees.errors[tid]):  # cheap consistency check of the kernel's counts
             raise RuntimeError(f"internal error: tree errors {errors} != cached {int(trees.errors[tid])}")
         return tree, errors
