@@ -50,15 +50,6 @@ def popcount_and(a, b):
 
 
 @njit(cache=True)
-def popcount_andnot(a, b):
-    """``popcount(a & ~b)`` without materialising it."""
-    c = 0
-    for i in range(a.shape[0]):
-        c += popcount64(a[i] & ~b[i])
-    return c
-
-
-@njit(cache=True)
 def popcount_and3(a, b, c):
     """``popcount(a & b & c)`` without materialising it."""
     n = 0
@@ -120,26 +111,6 @@ def and_into(out, a, b):
 
 
 @njit(cache=True)
-def andnot_into(out, a, b):
-    """``out = a & ~b``; returns ``popcount(out)``."""
-    c = 0
-    for i in range(a.shape[0]):
-        out[i] = a[i] & ~b[i]
-        c += popcount64(out[i])
-    return c
-
-
-@njit(cache=True)
-def or_into(out, a, b):
-    """``out = a | b``; returns ``popcount(out)``."""
-    c = 0
-    for i in range(a.shape[0]):
-        out[i] = a[i] | b[i]
-        c += popcount64(out[i])
-    return c
-
-
-@njit(cache=True)
 def not_into(out, a, n_items):
     """``out = ~a`` restricted to the first ``n_items`` bits (padding stays zero); returns ``popcount(out)``."""
     c = 0
@@ -163,40 +134,10 @@ def ones(n_items):
     return out
 
 
-@njit(cache=True)
-def get_bit(a, i):
-    """Value (0 or 1) of bit ``i``."""
-    return np.int64((a[i >> 6] >> np.uint64(i & 63)) & np.uint64(1))
-
-
-@njit(cache=True)
-def first_set_bit(a):
-    """Index of the lowest set bit, or -1 if ``a`` is empty."""
-    for i in range(a.shape[0]):
-        w = a[i]
-        if w != 0:
-            return i * 64 + trailing_zeros(w)
-    return -1
-
-
 @njit(cache=True, inline="always")
 def trailing_zeros(w):
     """Index of the lowest set bit of a non-zero word."""
     return popcount64((w & (~w + np.uint64(1))) - np.uint64(1))
-
-
-@njit(cache=True)
-def set_bits(a):
-    """Indices of all set bits, ascending (int64 array)."""
-    out = np.empty(popcount(a), dtype=np.int64)
-    k = 0
-    for i in range(a.shape[0]):
-        w = a[i]
-        while w != 0:
-            out[k] = i * 64 + trailing_zeros(w)
-            k += 1
-            w &= w - np.uint64(1)
-    return out
 
 
 @njit(cache=True)
