@@ -5,6 +5,7 @@ Usage::
     python benchmarks/osdt_frontier.py [--quick] [--cases PATTERNS] [--solvers optbb,gosdt,streed]
                                        [--repeats 3] [--timeout 120] [--out benchmarks/results/osdt_frontier]
     python benchmarks/osdt_frontier.py --list
+    python benchmarks/osdt_frontier.py --merge run1.csv,run2.csv [--out benchmarks/results/osdt_frontier]
 
 Cases (ids for ``--cases``, a comma list of ``fnmatch`` patterns such as ``"monk*,vote@d3"``):
 
@@ -40,8 +41,15 @@ GOSDT (pip ``gosdt``) and STreeD (pip ``pystreed``) are benchmark-only extras (`
 runtime dependencies of optbb.  gosdt 1.0.4 calls ``check_array(force_all_finite=...)``, which scikit-learn
 >= 1.8 removed; the worker maps it to ``ensure_all_finite``.
 
-Results: ``<out>.md`` (Markdown table of medians and ratios optbb / GOSDT and optbb / STreeD) and ``<out>.csv``
-(one row per case and solver, with every repeat's time).
+Results: ``<out>.md`` (Markdown table of medians and ratios optbb / GOSDT and optbb / STreeD, then a summary: per
+depth the median of optbb / STreeD, and the median and maximum of optbb / GOSDT over the golden cases where GOSDT
+needs more than 0.1 s) and ``<out>.csv`` (one row per case and solver, with every repeat's time).  A solver that
+did not certify enters a ratio with its time limit as its time ('> x' or '< x': a bound on the true ratio).
+
+``--merge a.csv,b.csv`` runs nothing: it writes one table (``--out``) from the CSVs of several earlier runs, each
+read with the ``.md`` beside it, whose header (command, date, commit, load, repeats, time limit) becomes that run's
+entry in the merged header; a 'run' column names each row's run.  A (case, solver) measured in several runs is
+taken from the last CSV listed.
 """
 from __future__ import annotations
 
@@ -53,6 +61,7 @@ import json
 import math
 import os
 import platform
+import re
 import signal
 import statistics
 import subprocess
@@ -275,7 +284,9 @@ def run_one(solver: str, case: Case, repeats: int, timeout: float) -> dict:
         os.killpg(proc.pid, signal.SIGKILL)
         stdout, stderr = proc.communicate()
     runs = [json.loads(line[7:]) for line in stdout.splitlines() if line.startswith("RESULT ")]
-    return summarise(solver, case, runs, killed, proc.returncode, stderr, hard)
+    row = summarise(solver, case, runs, killed, proc.returncode, stderr, hard)
+    row["timeout"] = timeout
+    return row
 
 
 def summarise(solver: str, case: Case, runs: list[dict], killed: bool, rc: int, stderr: str, hard: float) -> dict:
@@ -312,12 +323,26 @@ def _fmt_s(v) -> str:
     return "" if v is None else (f"{v:.3f}" if v < 10 else f"{v:.1f}")
 
 
-def _ratio(a: dict | None, b: dict | None, timeout: float) -> str:
-    if a is None or b is None or b["median_s"] is None:
-        return ""
+def ratio_value(a: dict | None, b: dict | None) -> tuple[float, str] | None:
+    """optbb / anchor and its kind: '' both certified, '>' optbb hit its time limit, '<' the anchor did.
+
+    A solver that did not certify enters with its time limit (``row["timeout"]``) as its time, so the ratio is a
+    bound on the true one; None when neither certified or a row is missing.
+    """
+    if a is None or b is None or (a["median_s"] is None and b["median_s"] is None) or b["median_s"] == 0:
+        return None
     if a["median_s"] is None:
-        return f"> {timeout / b['median_s']:.3g}" if b["median_s"] > 0 else ""
-    return f"{a['median_s'] / b['median_s']:.3g}" if b["median_s"] > 0 else ""
+        return a["timeout"] / b["median_s"], ">"
+    if b["median_s"] is None:
+        return a["median_s"] / b["timeout"], "<"
+    return a["median_s"] / b["median_s"], ""
+
+
+def _ratio(a: dict | None, b: dict | None) -> str:
+    rv = ratio_value(a, b)
+    if rv is None or not math.isfinite(rv[0]):
+        return ""
+    return f"{rv[1]} {rv[0]:.3g}" if rv[1] else f"{rv[0]:.3g}"
 
 
 def cell(row: dict | None) -> str:
@@ -337,21 +362,52 @@ def agreement(case: Case, rows: dict[str, dict]) -> str:
     return "agree" if len(set(errs.values())) == 1 else "DISAGREE " + str(errs)
 
 
-def write_outputs(out: Path, cases: list[Case], table: dict, args, header: dict) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fields = ["case", "kind", "solver", "mode", "median_s", "runs", "seconds_all", "status", "objective", "errors",
-              "leaves", "check"]
-    with open(out.with_suffix(".csv"), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
-        w.writeheader()
-        for c in cases:
-            for s in c.solvers():
-                r = table.get((c.id, s))
-                if r is not None:
-                    w.writerow({k: r.get(k) for k in fields})
-    lines = [
-        "# OSDT frontier: optbb vs GOSDT and STreeD",
-        "",
+def _both_times(items: list[tuple[str, tuple[float, str], dict, dict]]) -> str:
+    return "; ".join(f"{cid} {_ratio(o, b)} (optbb {cell(o)}, anchor {cell(b)})" for cid, _, o, b in items) or "none"
+
+
+def summary_lines(cases: list[Case], table: dict) -> list[str]:
+    """Per depth the median of optbb / STreeD; over the golden cases where GOSDT needs more than 0.1 s (or does
+    not certify), the median and maximum of optbb / GOSDT."""
+    lines = ["## Summary", ""]
+    depths = sorted({c.depth for c in cases if c.kind == "dl"})
+    rows_d = []
+    for d in depths:
+        got = [(c.id, ratio_value(table.get((c.id, "optbb")), table.get((c.id, "streed"))),
+                table.get((c.id, "optbb")), table.get((c.id, "streed")))
+               for c in cases if c.kind == "dl" and c.depth == d]
+        got = [g for g in got if g[1] is not None]
+        if got:
+            med = statistics.median(g[1][0] for g in got)
+            rows_d.append(f"| {d} | {len(got)} | {med:.3g} | {sum(g[1][0] < 1 for g in got)} | "
+                          f"{_both_times([g for g in got if g[1][0] > 1])} |")
+    if rows_d:
+        lines += ["| depth | sets | optbb / STreeD, median | optbb faster | optbb slower (ratio > 1) |",
+                  "|---|---|---|---|---|"] + rows_d + [""]
+    slow = []  # golden cases where GOSDT needs more than 0.1 s or does not certify
+    for c in cases:
+        o, g = table.get((c.id, "optbb")), table.get((c.id, "gosdt"))
+        if c.kind == "golden" and o is not None and g is not None and (g["median_s"] is None or g["median_s"] > 0.1):
+            slow.append((c.id, ratio_value(o, g), o, g))
+    golden = [x for x in slow if x[1] is not None]
+    if slow:
+        worst = max(golden, key=lambda x: x[1][0]) if golden else None
+        lines += [
+            f"Golden cases where GOSDT needs more than 0.1 s or does not certify: {len(slow)}"
+            + (f"; with a ratio: {len(golden)}, optbb / GOSDT median {statistics.median(x[1][0] for x in golden):.3g}"
+               f", max {_ratio(worst[2], worst[3])} ({worst[0]})." if golden else "."),
+            f"Ratio > 0.5: {_both_times([x for x in golden if x[1][0] > 0.5])}.",
+            "Not certified within the limit: optbb "
+            f"{', '.join(x[0] for x in slow if x[2]['median_s'] is None) or 'none'}; GOSDT "
+            f"{', '.join(x[0] for x in slow if x[3]['median_s'] is None) or 'none'} (one solver's limit stands in "
+            "for its time: '<' / '>' mark a bound; a case neither certified has no ratio).",
+            ""]
+    return lines if len(lines) > 2 else []
+
+
+def _run_header(args, header: dict) -> list[str]:
+    """The lines describing one run (command, date, commit, load, repeats, limit, settings)."""
+    return [
         f"Generated by `python benchmarks/osdt_frontier.py {' '.join(header['argv'])}` on {header['when']} "
         f"(optbb commit {header['commit']}, {header['machine']}; gosdt {header['gosdt']}, pystreed "
         f"{header['pystreed']}).",
@@ -365,26 +421,57 @@ def write_outputs(out: Path, cases: list[Case], table: dict, args, header: dict)
         + ".",
         f"optbb search: {header['optbb_mode']}. Ratio = optbb / anchor (< 1: optbb faster; '> x' when optbb "
         "did not certify within the limit).",
-        "",
     ]
+
+
+CSV_FIELDS = ["case", "kind", "solver", "mode", "median_s", "runs", "seconds_all", "status", "objective", "errors",
+              "leaves", "check"]
+
+
+def write_outputs(out: Path, cases: list[Case], table: dict, args, header: dict) -> None:
+    """``<out>.csv`` and ``<out>.md``; with ``header["runs"]`` (a merge) one header per run and a 'run' column."""
+    merged = bool(header.get("runs"))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fields = CSV_FIELDS + (["run"] if merged else [])
+    with open(out.with_suffix(".csv"), "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        w.writeheader()
+        for c in cases:
+            for s in c.solvers():
+                r = table.get((c.id, s))
+                if r is not None:
+                    w.writerow({k: r.get(k) for k in fields})
+    lines = ["# OSDT frontier: optbb vs GOSDT and STreeD", ""]
+    if merged:
+        lines += [f"Merged by `python benchmarks/osdt_frontier.py {' '.join(header['argv'])}` on {header['when']} "
+                  "(no solver run; column 'run' names the run each row comes from). The runs:", ""]
+        for k, desc in enumerate(header["runs"], 1):
+            lines += [f"Run {k}:", ""] + [f"> {line}" for line in desc] + [""]
+    else:
+        lines += _run_header(args, header) + [""]
+
+    def run(*rows) -> str:
+        return f" {next((r['run'] for r in rows if r), '')} |" if merged else ""
+
+    run_col, run_sep = (" run |", "---|") if merged else ("", "")
     golden = [c for c in cases if c.kind == "golden"]
     if golden:
         lines += ["## Golden OSDT objectives (errors/N + lambda * leaves)", "",
-                  "| case | leaves | objective | optbb s | GOSDT s | optbb / GOSDT | check |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| case | leaves | objective | optbb s | GOSDT s | optbb / GOSDT | check |" + run_col,
+                  "|---|---|---|---|---|---|---|" + run_sep]
         for c in golden:
             o, g = table.get((c.id, "optbb")), table.get((c.id, "gosdt"))
             checks = ", ".join(f"{s}: {r['check']}" for s, r in (("optbb", o), ("gosdt", g)) if r)
             leaves = next((r["leaves"] for r in (o, g) if r and r["leaves"] is not None), "")
             lines.append(f"| {c.id} | {leaves} | {c.expected:.9f} | {cell(o)} | {cell(g)} | "
-                         f"{_ratio(o, g, args.timeout)} | {checks} |")
+                         f"{_ratio(o, g)} | {checks} |" + run(o, g))
         lines.append("")
     dl = [c for c in cases if c.kind == "dl"]
     if dl:
         lines += ["## DL sets, minimum errors at depth d", "",
                   "| case | errors | published | optbb s | STreeD s | GOSDT s | optbb / STreeD | optbb / GOSDT "
-                  "| check |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| check |" + run_col,
+                  "|---|---|---|---|---|---|---|---|---|" + run_sep]
         for c in dl:
             rows = {s: table.get((c.id, s)) for s in SOLVERS}
             o, st, g = rows["optbb"], rows["streed"], rows["gosdt"]
@@ -392,10 +479,53 @@ def write_outputs(out: Path, cases: list[Case], table: dict, args, header: dict)
             checks = [f"{s}: {r['check']}" for s, r in rows.items() if r and r["check"] != "-"]
             agree = agreement(c, rows)
             lines.append(f"| {c.id} | {errs} | {'' if c.expected is None else int(c.expected)} | {cell(o)} | "
-                         f"{cell(st)} | {cell(g)} | {_ratio(o, st, args.timeout)} | {_ratio(o, g, args.timeout)} | "
-                         f"{', '.join(checks + ([agree] if agree else []))} |")
+                         f"{cell(st)} | {cell(g)} | {_ratio(o, st)} | {_ratio(o, g)} | "
+                         f"{', '.join(checks + ([agree] if agree else []))} |" + run(o, st, g))
         lines.append("")
+    lines += summary_lines(cases, table)
     out.with_suffix(".md").write_text("\n".join(lines))
+
+
+_HEADER_STARTS = ("Generated by", "Load average", "Seconds are medians", "STreeD objective", "optbb search")
+
+
+def read_run(path: Path, label: str) -> tuple[list[str], dict]:
+    """An earlier run: its header lines (from the ``.md`` beside the CSV) and its rows keyed (case, solver)."""
+    md = path.with_suffix(".md")
+    if not path.is_file() or not md.is_file():
+        raise SystemExit(f"--merge: need {path} and {md} (the run's header is read from its .md)")
+    desc = [line for line in md.read_text().splitlines() if line.startswith(_HEADER_STARTS)]
+    limit = re.search(r"per-run time limit ([0-9.]+) s", " ".join(desc))
+    if len(desc) != len(_HEADER_STARTS) or limit is None:
+        raise SystemExit(f"--merge: {md} has no single-run header (merge the runs' own files, not a merged table)")
+    rows = {}
+    with open(path, newline="") as fh:
+        for r in csv.DictReader(fh):
+            row = {k: r.get(k, "") for k in CSV_FIELDS}
+            row["median_s"] = float(r["median_s"]) if r["median_s"] else None
+            for k in ("errors", "leaves", "runs"):
+                row[k] = int(r[k]) if r[k] else None
+            row["objective"] = float(r["objective"]) if r["objective"] else None
+            row.update(timeout=float(limit.group(1)), run=label)
+            rows[(r["case"], r["solver"])] = row
+    return desc, rows
+
+
+def merge(paths: list[Path], out: Path, argv: list[str]) -> None:
+    """One table from several runs' CSVs; a (case, solver) in several runs comes from the last one listed."""
+    table: dict = {}
+    runs = []
+    for k, path in enumerate(paths, 1):
+        desc, rows = read_run(path, str(k))
+        runs.append([f"`{path.name}`: " + desc[0]] + desc[1:])
+        table.update(rows)
+    known = {key[0] for key in table}
+    cases = [c for c in all_cases() if c.id in known]
+    unknown = known - {c.id for c in cases}
+    if unknown:
+        raise SystemExit(f"--merge: unknown case ids {sorted(unknown)}")
+    header = {"argv": argv, "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "runs": runs}
+    write_outputs(out, cases, table, None, header)
 
 
 def _commit() -> str:
@@ -437,6 +567,9 @@ def main(argv: list[str] | None = None) -> None:
                         "per-branch cost optbb and GOSDT get (the same objective as theirs)")
     p.add_argument("--optbb", type=Path, help="benchmark the optbb of this checkout (default: this repository)")
     p.add_argument("--list", action="store_true", help="print the case ids and exit")
+    p.add_argument("--merge", metavar="A.csv,B.csv",
+                   help="run nothing: write one table (--out) from earlier runs' CSVs, each with its .md beside it; "
+                        "a (case, solver) in several runs is taken from the last one listed")
     p.add_argument("--worker", nargs=2, metavar=("SOLVER", "CASE"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     global OPTBB
@@ -454,6 +587,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.worker:
         solver, case_id = args.worker
         worker(solver, case_id, args.repeats, args.timeout)
+        return
+    if args.merge:
+        paths = [Path(x.strip()) for x in args.merge.split(",") if x.strip()]
+        if not paths:
+            p.error("--merge: give a comma list of CSV files")
+        merge(paths, args.out, sys.argv[1:] if argv is None else argv)
+        print(f"wrote {args.out.with_suffix('.md')} and {args.out.with_suffix('.csv')}")
         return
     cases = all_cases()
     if args.list:
