@@ -75,9 +75,11 @@ counts stay int64 and exact, so the solver, its tie rules and its guarantees are
 from __future__ import annotations
 
 import numpy as np
-from ..common.jit import njit
+from numba import types
+from numba.extending import overload
 
 from ..common.bitset import popcount64
+from ..common.jit import njit
 
 NO_SPLIT = -1
 _INF = np.int64(1) << np.int64(62)
@@ -210,6 +212,19 @@ def _mirror_upper(counts):
 _ONE = np.ones(1, dtype=np.int64)  # the weight layers of unweighted data: one layer of weight 1
 
 
+def _layer_weights(mult):
+    """``mult``, or :data:`_ONE` for None (unweighted data)."""
+    return _ONE if mult is None else mult
+
+
+@overload(_layer_weights)
+def _layer_weights_typed(mult):
+    # chosen when the caller is compiled, so that a kernel given ``mult`` does not also compile the None case
+    if isinstance(mult, (types.NoneType, types.Omitted)):
+        return lambda mult: _ONE
+    return lambda mult: mult
+
+
 @njit(cache=True)
 def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO, mult=None):
     """Add ``sign`` (+1 or -1) times the class counts of the samples in bitset ``rows`` to a count table.
@@ -221,14 +236,6 @@ def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO, 
     ``WORDS`` (skip empty words) and ``GATHER`` (pack the support's samples densely first) by estimated cost.
     ``mult``: the weights of the layers of ``ybits`` (module docstring), None for unweighted data.
     """
-    if mult is None:
-        _accumulate(counts, totals, xbits, ybits, rows, sign, mode, _ONE)
-    else:
-        _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult)
-
-
-@njit(cache=True)
-def _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult):
     m = xbits.shape[0]
     k = ybits.shape[0]
     n_s = np.int64(0)
@@ -247,14 +254,14 @@ def _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult):
         xs, cls = _restrict_gather(xbits, ybits, rows, n_s)
     else:
         xs, cls = _restrict_words(xbits, ybits, rows)
-    _count_into(counts, totals, xs, cls, sign, mult)
+    _count_into(counts, totals, xs, cls, sign, _layer_weights(mult))
 
 
 @njit(cache=True)
 def pair_counts(xbits, ybits, support, mode=AUTO, mult=None):
     """Per-class single and pair counts of the features on ``support`` (see the module docstring)."""
     m = xbits.shape[0]
-    k = ybits.shape[0] if mult is None else ybits.shape[0] // mult.shape[0]
+    k = ybits.shape[0] // _layer_weights(mult).shape[0]
     counts = np.zeros((k, m, m), dtype=np.int64)
     totals = np.zeros(k, dtype=np.int64)
     accumulate_pair_counts(counts, totals, xbits, ybits, support, 1, mode, mult)
@@ -328,7 +335,8 @@ def sibling_counts(parent_counts, parent_totals, child_counts, child_totals):
 
 @njit(cache=True)
 def _side_best(counts, diag, totals, f, one, cell):
-    """Best leaf and best single split on one side of the root ``f`` (``one``: the side ``x_f = 1``).
+    """Best leaf and best single split on one side of the root ``f`` (``one``: 1 for the side ``x_f = 1``, 0 for
+    ``x_f = 0``; an int, not a bool, so that one compiled copy serves both sides).
 
     Returns ``(leaf_err, split_err, g)``; ``split_err = _INF`` and ``g = -1`` if no valid split exists.
     ``diag[c, g] = counts[c, g, g]`` (contiguous); ``cell`` is a scratch array of length k.
@@ -431,8 +439,8 @@ def depth2_table(counts, totals):
             nf += diag[c, f]
         if nf == 0 or nf == n:
             continue  # f is constant on the support: no split
-        leaf0, split0, g0 = _side_best(counts, diag, totals, f, False, cell)
-        leaf1, split1, g1 = _side_best(counts, diag, totals, f, True, cell)
+        leaf0, split0, g0 = _side_best(counts, diag, totals, f, 0, cell)
+        leaf1, split1, g1 = _side_best(counts, diag, totals, f, 1, cell)
         _put(best, 2, leaf0 + leaf1, f, -1, -1)
         if g0 >= 0:
             _put(best, 3, split0 + leaf1, f, g0, -1)
@@ -510,22 +518,16 @@ def depth1_from_counts(counts, totals, lam_n):
 @njit(cache=True)
 def single_counts(xbits, ybits, support, mult=None):
     """Only the diagonal of :func:`pair_counts` (enough for depth <= 1); off-diagonal entries stay zero."""
-    if mult is None:
-        return _single_counts(xbits, ybits, support, _ONE)
-    return _single_counts(xbits, ybits, support, mult)
-
-
-@njit(cache=True)
-def _single_counts(xbits, ybits, support, mult):
+    layers = _layer_weights(mult)
     m = xbits.shape[0]
-    L = mult.shape[0]
+    L = layers.shape[0]
     k = ybits.shape[0] // L
     nw = support.shape[0]
     counts = np.zeros((k, m, m), dtype=np.int64)
     totals = np.zeros(k, dtype=np.int64)
     for r in range(ybits.shape[0]):
         c = r // L
-        wt = mult[r - c * L]
+        wt = layers[r - c * L]
         s = np.int64(0)
         for j in range(nw):
             s += popcount64(ybits[r, j] & support[j])
