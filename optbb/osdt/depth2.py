@@ -85,7 +85,7 @@ NO_SPLIT = -1
 _INF = np.int64(1) << np.int64(62)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def leaf_errors(class_counts):
     """Errors of a leaf: its size minus its largest class count."""
     tot = np.int64(0)
@@ -196,7 +196,7 @@ def _count_into(counts, totals, xs, cls, sign, mult):
     _mirror_upper(counts)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mirror_upper(counts):
     """``counts[c, g, f] = counts[c, f, g]`` for ``f < g``, in cache-sized blocks."""
     k, m = counts.shape[0], counts.shape[1]
@@ -257,7 +257,7 @@ def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO, 
     _count_into(counts, totals, xs, cls, sign, _layer_weights(mult))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_counts(xbits, ybits, support, mode=AUTO, mult=None):
     """Per-class single and pair counts of the features on ``support`` (see the module docstring)."""
     m = xbits.shape[0]
@@ -380,7 +380,7 @@ def _side_best(counts, diag, totals, f, one, cell):
     return leaf_err, best_err, best_g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side_best2(counts, diag, f, one, s0, s1, n_side, leaf_err):
     """:func:`_side_best` for two classes, branch-free over ``g`` (errors of a leaf = its smaller class)."""
     m = counts.shape[1]
@@ -407,7 +407,7 @@ def _side_best2(counts, diag, f, one, s0, s1, n_side, leaf_err):
     return leaf_err, best_err, best_g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put(best, L, err, f, gl, gr):
     if best[L, 0] < 0 or err < best[L, 0]:
         best[L, 0] = err
@@ -451,7 +451,7 @@ def depth2_table(counts, totals):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose(best, lam_n, max_leaves):
     """Cheapest row of a ``depth2_table`` among 1..max_leaves leaves (fewest leaves on an exact tie)."""
     cost = np.inf
@@ -466,7 +466,7 @@ def _choose(best, lam_n, max_leaves):
     return cost, np.int64(L_best), best[L_best, 1], best[L_best, 2], best[L_best, 3]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def depth2_from_counts(counts, totals, lam_n):
     """Optimal depth <= 2 subtree from a count table: ``(cost, n_leaves, f_root, f_left, f_right)``."""
     return _choose(depth2_table(counts, totals), lam_n, 4)

@@ -271,7 +271,7 @@ def memo_find(memo, keybuf, S, d):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _memo_insert(memo, st, keybuf, S, d, lb, ub):
     h = _make_key(keybuf, S, d)
     slot = ht_find(memo.keys, memo.hashes, memo.used, keybuf, h)
@@ -297,7 +297,7 @@ def _split_before(order, lbs, a, b):
     return lbs[LBF, a] < lbs[LBF, b] or (lbs[LBF, a] == lbs[LBF, b] and order[a] < order[b])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sort_splits(order, lbs, nf):
     """Sort the first ``nf`` splits of a frame best first: by split bound, ties by feature (the features were
     listed in increasing order, so this is a stable sort by bound), in place (heapsort)."""
@@ -452,7 +452,7 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
     return 0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _table_of(k, S, data, st, tabs):
     """Pair-count table of the support of depth-3 frame ``k``: its children's tables then cost one count of the
     smaller child each (the other is the difference)."""
@@ -464,7 +464,7 @@ def _table_of(k, S, data, st, tabs):
     st[S_TFEAT] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
     """The depth-2 solver (:mod:`optbb.osdt.depth2`) on the support of frame ``k``: ``(cost, root feature)``.  A
     child of the depth-3 frame holding a count table reads its own table from it."""
@@ -475,7 +475,7 @@ def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
     return v, g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _depth2_from_table(p, data, stk, st, tabs, lam_n):
     """The depth-2 optimum of the child in progress of depth-3 frame ``p``, from the table of ``p``."""
     fi = stk.fi
@@ -491,7 +491,7 @@ def _depth2_from_table(p, data, stk, st, tabs, lam_n):
     return v, g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _push(k, child_value, stk, xf, ub, st):
     """Push the child ``x_f = child_value`` of frame ``k`` as frame ``k + 1`` with bound ``ub``."""
     split_into(stk.bits[k + 1, SUP], stk.bits[k, SUP], xf, child_value)
@@ -538,7 +538,7 @@ def _finish_feature(k, j, data, stk, ip):
             lbs[LBF, jj] = lbs[LB0, jj] + lbs[LB1, jj]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _first_child(k, j, data, stk):
     """Which child of split ``j`` of frame ``k`` to solve first: the one with the larger bound, on a tie the larger
     support (more errors to remove: it is the likelier to fail its bound, which saves solving its sibling)."""
@@ -550,7 +550,7 @@ def _first_child(k, j, data, stk):
     return 0 if n - n1 >= n1 else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _child_done(k, kind, v, data, stk, st, ip):
     """Frame ``k`` receives its child's result."""
     fi, fv = stk.fi, stk.fv
@@ -587,7 +587,7 @@ def _child_done(k, kind, v, data, stk, st, ip):
     _finish_feature(k, j, data, stk, ip)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close(k, memo, stk):
     """All splits of frame ``k`` are done: an exact optimum if one beat the frame's bound, else a lower bound."""
     fi, fv = stk.fi, stk.fv
