@@ -335,8 +335,9 @@ def sibling_counts(parent_counts, parent_totals, child_counts, child_totals):
 
 @njit(cache=True)
 def _side_best(counts, diag, totals, f, one, cell):
-    """Best leaf and best single split on one side of the root ``f`` (``one``: 1 for the side ``x_f = 1``, 0 for
-    ``x_f = 0``; an int, not a bool, so that one compiled copy serves both sides).
+    """Best leaf and best single split on one side of the root ``f`` (``one``: the side ``x_f = 1``; a constant
+    bool, so each side compiles its own loop; a single copy taking the side as an int was slower in a first
+    measurement).
 
     Returns ``(leaf_err, split_err, g)``; ``split_err = _INF`` and ``g = -1`` if no valid split exists.
     ``diag[c, g] = counts[c, g, g]`` (contiguous); ``cell`` is a scratch array of length k.
@@ -439,8 +440,8 @@ def depth2_table(counts, totals):
             nf += diag[c, f]
         if nf == 0 or nf == n:
             continue  # f is constant on the support: no split
-        leaf0, split0, g0 = _side_best(counts, diag, totals, f, 0, cell)
-        leaf1, split1, g1 = _side_best(counts, diag, totals, f, 1, cell)
+        leaf0, split0, g0 = _side_best(counts, diag, totals, f, False, cell)
+        leaf1, split1, g1 = _side_best(counts, diag, totals, f, True, cell)
         _put(best, 2, leaf0 + leaf1, f, -1, -1)
         if g0 >= 0:
             _put(best, 3, split0 + leaf1, f, g0, -1)

@@ -121,10 +121,11 @@ def _word_weight_typed(w, bits, row0, i, mult):
     return word_weight
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_counts(S, xf, data, cnt):
     """Class counts (weights) of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``, ``z`` the
-    weight of the equivalent-points minority."""
+    weight of the equivalent-points minority.  Inlined: it runs once per feature in a frame's split loop, where a
+    plain call (with its tuple of arrays) slowed depth-limited searches by about 7%."""
     ybits, zbits, mult = data.ybits, data.zbits, data.mult
     L = mult.shape[0]
     for c in range(cnt.shape[0]):
@@ -334,7 +335,7 @@ def _swap_splits(order, lbs, a, b):
 # ----------------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True)  # not inlined into ``run``: copying its intermediate code costs more than linking it
 def _open(k, data, memo, stk, st, ip, fp, tabs):
     """Open frame ``k``: resolve it at once (returns ``(SUCCESS|FAIL, value)``) or prepare its split loop
     (returns ``(0, 0)``).  ``SUCCESS`` means an exact optimum below the frame's bound, ``FAIL`` a lower bound at
