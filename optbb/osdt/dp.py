@@ -151,10 +151,11 @@ def support_counts(S, data, cnt):
     return child_counts(S, S, data, cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def masked_weight(S, a, b, mode, data):
     """Weight of ``S`` (mode 0), ``S & a`` (mode 1) or ``S & (a ^ b)`` (mode 2: the samples of ``S`` on which
-    features ``a`` and ``b`` disagree); the number of samples when unweighted."""
+    features ``a`` and ``b`` disagree); the number of samples when unweighted.  Inlined, so that each call site's
+    constant mode selects its loop: the similar support bound calls it for every pair of splits of a frame."""
     n = 0
     for i in range(S.shape[0]):
         w = S[i] if mode == 0 else (S[i] & a[i] if mode == 1 else S[i] & (a[i] ^ b[i]))
