@@ -75,15 +75,17 @@ counts stay int64 and exact, so the solver, its tie rules and its guarantees are
 from __future__ import annotations
 
 import numpy as np
-from ..common.jit import njit
+from numba import types
+from numba.extending import overload
 
 from ..common.bitset import popcount64
+from ..common.jit import njit
 
 NO_SPLIT = -1
 _INF = np.int64(1) << np.int64(62)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def leaf_errors(class_counts):
     """Errors of a leaf: its size minus its largest class count."""
     tot = np.int64(0)
@@ -194,7 +196,7 @@ def _count_into(counts, totals, xs, cls, sign, mult):
     _mirror_upper(counts)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mirror_upper(counts):
     """``counts[c, g, f] = counts[c, f, g]`` for ``f < g``, in cache-sized blocks."""
     k, m = counts.shape[0], counts.shape[1]
@@ -210,6 +212,19 @@ def _mirror_upper(counts):
 _ONE = np.ones(1, dtype=np.int64)  # the weight layers of unweighted data: one layer of weight 1
 
 
+def _layer_weights(mult):
+    """``mult``, or :data:`_ONE` for None (unweighted data)."""
+    return _ONE if mult is None else mult
+
+
+@overload(_layer_weights)
+def _layer_weights_typed(mult):
+    # chosen when the caller is compiled, so that a kernel given ``mult`` does not also compile the None case
+    if isinstance(mult, (types.NoneType, types.Omitted)):
+        return lambda mult: _ONE
+    return lambda mult: mult
+
+
 @njit(cache=True)
 def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO, mult=None):
     """Add ``sign`` (+1 or -1) times the class counts of the samples in bitset ``rows`` to a count table.
@@ -221,14 +236,6 @@ def accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign, mode=AUTO, 
     ``WORDS`` (skip empty words) and ``GATHER`` (pack the support's samples densely first) by estimated cost.
     ``mult``: the weights of the layers of ``ybits`` (module docstring), None for unweighted data.
     """
-    if mult is None:
-        _accumulate(counts, totals, xbits, ybits, rows, sign, mode, _ONE)
-    else:
-        _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult)
-
-
-@njit(cache=True)
-def _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult):
     m = xbits.shape[0]
     k = ybits.shape[0]
     n_s = np.int64(0)
@@ -247,14 +254,14 @@ def _accumulate(counts, totals, xbits, ybits, rows, sign, mode, mult):
         xs, cls = _restrict_gather(xbits, ybits, rows, n_s)
     else:
         xs, cls = _restrict_words(xbits, ybits, rows)
-    _count_into(counts, totals, xs, cls, sign, mult)
+    _count_into(counts, totals, xs, cls, sign, _layer_weights(mult))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_counts(xbits, ybits, support, mode=AUTO, mult=None):
     """Per-class single and pair counts of the features on ``support`` (see the module docstring)."""
     m = xbits.shape[0]
-    k = ybits.shape[0] if mult is None else ybits.shape[0] // mult.shape[0]
+    k = ybits.shape[0] // _layer_weights(mult).shape[0]
     counts = np.zeros((k, m, m), dtype=np.int64)
     totals = np.zeros(k, dtype=np.int64)
     accumulate_pair_counts(counts, totals, xbits, ybits, support, 1, mode, mult)
@@ -328,7 +335,9 @@ def sibling_counts(parent_counts, parent_totals, child_counts, child_totals):
 
 @njit(cache=True)
 def _side_best(counts, diag, totals, f, one, cell):
-    """Best leaf and best single split on one side of the root ``f`` (``one``: the side ``x_f = 1``).
+    """Best leaf and best single split on one side of the root ``f`` (``one``: the side ``x_f = 1``; a constant
+    bool, so each side compiles its own loop; a single copy taking the side as an int was slower in a first
+    measurement).
 
     Returns ``(leaf_err, split_err, g)``; ``split_err = _INF`` and ``g = -1`` if no valid split exists.
     ``diag[c, g] = counts[c, g, g]`` (contiguous); ``cell`` is a scratch array of length k.
@@ -372,7 +381,7 @@ def _side_best(counts, diag, totals, f, one, cell):
     return leaf_err, best_err, best_g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side_best2(counts, diag, f, one, s0, s1, n_side, leaf_err):
     """:func:`_side_best` for two classes, branch-free over ``g`` (errors of a leaf = its smaller class)."""
     m = counts.shape[1]
@@ -399,7 +408,7 @@ def _side_best2(counts, diag, f, one, s0, s1, n_side, leaf_err):
     return leaf_err, best_err, best_g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _put(best, L, err, f, gl, gr):
     if best[L, 0] < 0 or err < best[L, 0]:
         best[L, 0] = err
@@ -443,7 +452,7 @@ def depth2_table(counts, totals):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose(best, lam_n, max_leaves):
     """Cheapest row of a ``depth2_table`` among 1..max_leaves leaves (fewest leaves on an exact tie)."""
     cost = np.inf
@@ -458,7 +467,7 @@ def _choose(best, lam_n, max_leaves):
     return cost, np.int64(L_best), best[L_best, 1], best[L_best, 2], best[L_best, 3]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def depth2_from_counts(counts, totals, lam_n):
     """Optimal depth <= 2 subtree from a count table: ``(cost, n_leaves, f_root, f_left, f_right)``."""
     return _choose(depth2_table(counts, totals), lam_n, 4)
@@ -510,22 +519,16 @@ def depth1_from_counts(counts, totals, lam_n):
 @njit(cache=True)
 def single_counts(xbits, ybits, support, mult=None):
     """Only the diagonal of :func:`pair_counts` (enough for depth <= 1); off-diagonal entries stay zero."""
-    if mult is None:
-        return _single_counts(xbits, ybits, support, _ONE)
-    return _single_counts(xbits, ybits, support, mult)
-
-
-@njit(cache=True)
-def _single_counts(xbits, ybits, support, mult):
+    layers = _layer_weights(mult)
     m = xbits.shape[0]
-    L = mult.shape[0]
+    L = layers.shape[0]
     k = ybits.shape[0] // L
     nw = support.shape[0]
     counts = np.zeros((k, m, m), dtype=np.int64)
     totals = np.zeros(k, dtype=np.int64)
     for r in range(ybits.shape[0]):
         c = r // L
-        wt = mult[r - c * L]
+        wt = layers[r - c * L]
         s = np.int64(0)
         for j in range(nw):
             s += popcount64(ybits[r, j] & support[j])

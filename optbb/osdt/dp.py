@@ -64,13 +64,26 @@ N_FSTATE = 2
 
 # ``ybits[c * L + l]``: samples of class ``c`` in weight layer ``l``; ``zbits[l]``: equivalent-points minority in
 # layer ``l``; ``wbits[l]``: layer ``l``; ``mult[l]``: its integer weight (int64).  Unweighted data: one layer of
-# weight 1, ``mult`` a uint8 array (see :func:`is_weighted`).
+# weight 1, ``mult`` a uint8 array (see :func:`word_weight`).
 Data = namedtuple("Data", "xbits ybits zbits wbits mult")
 Memo = namedtuple("Memo", "keys hashes used fval ival lb ub feat")
-# pair-count tables of a depth-3 frame (``parent``) and of the two children of its split in progress
-Tables = namedtuple("Tables", "parent parent_t left left_t right right_t")
-Stack = namedtuple("Stack", "sup d ub best leaf ca entry cursor phase bestf nfeat first minskip order lb0 lb1 lbf "
-                            "keybuf cnt tmp scratch0 scratch1")
+# The frame stack, one row per frame ``k`` (a few arrays, so that a kernel takes few arguments):
+#   ``fi[k, FR_*]`` its integers, ``fv[k, FV_*]`` its floats, ``order[k, j]`` the feature of its ``j``-th split
+#   (best first), ``lbs[k, LB0|LB1|LBF, j]`` the bounds of that split's children and of the split,
+#   ``bits[k, SUP|SCRATCH0|SCRATCH1]`` its support and two scratch bitsets, ``cnt[k, CNT|TMP]`` class counts;
+#   ``keybuf`` (W + 1 words) is the memo key being built.
+Stack = namedtuple("Stack", "fi fv order lbs bits cnt keybuf")
+FR_D, FR_ENTRY, FR_CURSOR, FR_PHASE, FR_BESTF, FR_NFEAT, FR_FIRST = range(7)
+N_FR = 7
+FV_UB, FV_BEST, FV_LEAF, FV_CA, FV_MINSKIP = range(5)
+N_FV = 5
+LB0, LB1, LBF = range(3)
+SUP, SCRATCH0, SCRATCH1 = range(3)
+CNT, TMP = range(2)
+# Pair-count tables (``counts[T_*]`` int64 (k, m, m), ``totals[T_*]`` int64 (k,)) of a depth-3 frame (``T_PARENT``)
+# and of the two children of its split in progress; ``None`` when the search uses none (see ``DPEngine``).
+Tables = namedtuple("Tables", "counts totals")
+T_PARENT, T_LEFT, T_RIGHT = range(3)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -78,7 +91,7 @@ Stack = namedtuple("Stack", "sup d ub best leaf ca entry cursor phase bestf nfea
 # ----------------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def majority(cnt):
     """``(label, errors)`` of a majority-vote leaf over class counts ``cnt``; ties go to the largest label (for two
     classes: a tie predicts 1, as the leaf-set search and the reference OSDT do)."""
@@ -90,19 +103,6 @@ def majority(cnt):
     return lab, n - best
 
 
-def is_weighted(mult) -> bool:
-    """True for weighted data, known when a kernel is compiled: the layer weights ``mult`` of weighted data are
-    int64, those of unweighted data one uint8 ``1``, so each compiled kernel keeps only its own counting loop."""
-    return np.asarray(mult).dtype != np.uint8
-
-
-@overload(is_weighted, inline="always")
-def _is_weighted_typed(mult):
-    flag = mult.dtype != types.uint8
-    return lambda mult: flag
-
-
-@njit(cache=True, inline="always")
 def word_weight(w, bits, row0, i, mult):
     """Weight of the samples of word ``w`` (word ``i`` of a support) in rows ``row0 .. row0 + L - 1`` of ``bits``
     (the ``L`` weight layers of one class): ``sum_l mult[l] * popcount(w & bits[row0 + l, i])``."""
@@ -112,9 +112,20 @@ def word_weight(w, bits, row0, i, mult):
     return s
 
 
-@njit(cache=True)
-def _weighted_counts(S, xf, data, cnt):
-    """Class weights of ``S & xf`` into ``cnt`` (``L > 1`` weight layers); returns ``(n, z)``."""
+@overload(word_weight)
+def _word_weight_typed(w, bits, row0, i, mult):
+    # Chosen when a kernel is compiled: the layer weights of weighted data are int64, those of unweighted data one
+    # uint8 ``1`` (a plain popcount), so each compiled kernel holds only its own counting loop.
+    if mult.dtype == types.uint8:
+        return lambda w, bits, row0, i, mult: popcount64(w & bits[row0, i])
+    return word_weight
+
+
+@njit(cache=True, inline="always")
+def child_counts(S, xf, data, cnt):
+    """Class counts (weights) of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``, ``z`` the
+    weight of the equivalent-points minority.  Inlined: it runs once per feature in a frame's split loop, where a
+    plain call (with its tuple of arrays) slowed depth-limited searches by about 7%."""
     ybits, zbits, mult = data.ybits, data.zbits, data.mult
     L = mult.shape[0]
     for c in range(cnt.shape[0]):
@@ -133,65 +144,23 @@ def _weighted_counts(S, xf, data, cnt):
     return n, z
 
 
-@njit(cache=True, inline="always")
-def child_counts(S, xf, data, cnt):
-    """Class counts (weights) of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``."""
-    if is_weighted(data.mult):
-        return _weighted_counts(S, xf, data, cnt)
-    ybits, zbits = data.ybits, data.zbits
-    for c in range(cnt.shape[0]):
-        cnt[c] = 0
-    z = 0
-    for i in range(S.shape[0]):
-        w = S[i] & xf[i]
-        if w == 0:
-            continue
-        for c in range(cnt.shape[0]):
-            cnt[c] += popcount64(w & ybits[c, i])
-        z += popcount64(w & zbits[0, i])
-    n = 0
-    for c in range(cnt.shape[0]):
-        n += cnt[c]
-    return n, z
-
-
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def support_counts(S, data, cnt):
     """Class counts (weights) of support ``S`` into ``cnt``; returns ``(n, z)``, ``z`` the equivalent-points
     minority."""
     return child_counts(S, S, data, cnt)
 
 
-@njit(cache=True)
-def _weighted_mask(S, a, b, mode, data):
-    """Weight of ``S`` (mode 0), ``S & a`` (mode 1) or ``S & (a ^ b)`` (mode 2) over ``L > 1`` weight layers."""
+@njit(cache=True, inline="always")
+def masked_weight(S, a, b, mode, data):
+    """Weight of ``S`` (mode 0), ``S & a`` (mode 1) or ``S & (a ^ b)`` (mode 2: the samples of ``S`` on which
+    features ``a`` and ``b`` disagree); the number of samples when unweighted.  Inlined, so that each call site's
+    constant mode selects its loop: the similar support bound calls it for every pair of splits of a frame."""
     n = 0
     for i in range(S.shape[0]):
         w = S[i] if mode == 0 else (S[i] & a[i] if mode == 1 else S[i] & (a[i] ^ b[i]))
         if w != 0:
             n += word_weight(w, data.wbits, 0, i, data.mult)
-    return n
-
-
-@njit(cache=True, inline="always")
-def support_weight(S, data):
-    """Weight of support ``S`` (its number of samples when unweighted)."""
-    if is_weighted(data.mult):
-        return _weighted_mask(S, S, S, 0, data)
-    n = 0
-    for i in range(S.shape[0]):
-        n += popcount64(S[i])
-    return n
-
-
-@njit(cache=True, inline="always")
-def support_weight_and(S, xf, data):
-    """Weight of ``S & xf``."""
-    if is_weighted(data.mult):
-        return _weighted_mask(S, xf, xf, 1, data)
-    n = 0
-    for i in range(S.shape[0]):
-        n += popcount64(S[i] & xf[i])
     return n
 
 
@@ -206,23 +175,12 @@ def split_into(out, S, xf, value):
             out[i] = S[i] & ~xf[i]
 
 
-@njit(cache=True, inline="always")
-def weight_and_xor(S, a, b, data):
-    """Weight of ``S & (a ^ b)``: the samples of ``S`` on which features ``a`` and ``b`` disagree."""
-    if is_weighted(data.mult):
-        return _weighted_mask(S, a, b, 2, data)
-    c = 0
-    for i in range(S.shape[0]):
-        c += popcount64(S[i] & (a[i] ^ b[i]))
-    return c
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # bounds (error units: errors + lambda N per leaf)
 # ----------------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def leaf_is_exact(errors, z, lam_n):
     """The leaf is an optimal subtree when splitting cannot pay for itself: ``errors <= lambda N`` (OSDT Thm 3.3 in
     the reference code's form: a split removes at most ``errors`` mistakes and adds a leaf) or ``errors == z``, the
@@ -230,14 +188,14 @@ def leaf_is_exact(errors, z, lam_n):
     return errors <= lam_n or errors == z
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lookahead_bound(errors, z, lam_n):
     """Lower bound on the optimum of a support: the leaf, or a split, which has at least 2 leaves and at least the
     equivalent-points minority ``z`` of mistakes (OSDT Lemma 3.2, one-step lookahead, with Thm B.2)."""
     return min(errors + lam_n, z + 2.0 * lam_n)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def split_is_inaccurate(n_child, errors_child, lam_n):
     """Leaf accurate support (OSDT Thm 3.5): in a fewest-leaves optimal tree every leaf classifies more than
     ``lambda N`` samples correctly, and a leaf below a child classifies at most the child's majority count
@@ -245,7 +203,7 @@ def split_is_inaccurate(n_child, errors_child, lam_n):
     return n_child - errors_child <= lam_n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def incremental_accuracy_bound(lb0, lb1, s0, s1):
     """Incremental accuracy (OSDT Thm 3.4): when the split gains at most ``lambda N`` over the parent leaf, keeping
     both children as leaves never beats the parent leaf, so one child must split: the split costs at least
@@ -253,7 +211,7 @@ def incremental_accuracy_bound(lb0, lb1, s0, s1):
     return min(s0 + lb1, lb0 + s1)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def similar_support_bound(lb_known, n_differing):
     """Similar support bound (OSDT Thm F.1, Eq. 19; GOSDT): a tree for support ``A`` applied to ``B`` changes the
     cost by at most one mistake per sample in the symmetric difference, so ``opt(B) >= lb(A) - |A xor B|`` (with
@@ -330,9 +288,47 @@ def _memo_insert(memo, st, keybuf, S, d, lb, ub):
     return eid
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _child_depth(d):
     return d if d >= UNLIMITED else d - 1
+
+
+@njit(cache=True)
+def _split_before(order, lbs, a, b):
+    """Split ``a`` of a frame comes before split ``b``: smaller bound first, then smaller feature."""
+    return lbs[LBF, a] < lbs[LBF, b] or (lbs[LBF, a] == lbs[LBF, b] and order[a] < order[b])
+
+
+@njit(cache=True, inline="always")
+def _sort_splits(order, lbs, nf):
+    """Sort the first ``nf`` splits of a frame best first: by split bound, ties by feature (the features were
+    listed in increasing order, so this is a stable sort by bound), in place (heapsort)."""
+    for phase in range(2):
+        start = nf // 2 - 1 if phase == 0 else nf - 1
+        stop = -1 if phase == 0 else 0
+        for t in range(start, stop, -1):
+            if phase == 0:
+                root, end = t, nf
+            else:
+                _swap_splits(order, lbs, 0, t)
+                root, end = 0, t
+            while True:  # sift the split at ``root`` down a max-heap of ``end`` splits
+                child = 2 * root + 1
+                if child >= end:
+                    break
+                if child + 1 < end and _split_before(order, lbs, child, child + 1):
+                    child += 1
+                if not _split_before(order, lbs, root, child):
+                    break
+                _swap_splits(order, lbs, root, child)
+                root = child
+
+
+@njit(cache=True)
+def _swap_splits(order, lbs, a, b):
+    order[a], order[b] = order[b], order[a]
+    for r in range(3):
+        lbs[r, a], lbs[r, b] = lbs[r, b], lbs[r, a]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -340,14 +336,16 @@ def _child_depth(d):
 # ----------------------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)  # not inlined into ``run``: copying its intermediate code costs more than linking it
 def _open(k, data, memo, stk, st, ip, fp, tabs):
     """Open frame ``k``: resolve it at once (returns ``(SUCCESS|FAIL, value)``) or prepare its split loop
     (returns ``(0, 0)``).  ``SUCCESS`` means an exact optimum below the frame's bound, ``FAIL`` a lower bound at
     or above it."""
     lam_n = fp[F_LAMN]
-    S, d, UB = stk.sup[k], stk.d[k], stk.ub[k]
-    cnt, tmp = stk.cnt[k], stk.tmp[k]
+    fi, fv = stk.fi, stk.fv
+    S = stk.bits[k, SUP]
+    d, UB = fi[k, FR_D], fv[k, FV_UB]
+    cnt, tmp = stk.cnt[k, CNT], stk.cnt[k, TMP]
     n, z = support_counts(S, data, cnt)
     _, e = majority(cnt)
     leaf = e + lam_n
@@ -375,7 +373,7 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
         return (SUCCESS, v) if v < UB else (FAIL, v)
     if d == 2 or (ip[P_SMALL] != 0 and e - z <= 3.0 * lam_n):  # at most 3 leaves: depth <= 2 (Thm C.1)
         st[S_DEPTH2] += 1
-        v, f, _, _ = _solve_depth2(k, S, data, stk, st, tabs, lam_n)
+        v, f = _solve_depth2(k, S, data, stk, st, tabs, lam_n)
         if eid < 0:
             eid = _memo_insert(memo, st, stk.keybuf, S, d, v, v)
         memo.lb[eid] = v
@@ -386,14 +384,14 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
         return (SUCCESS, v) if v < UB else (FAIL, v)
     if eid < 0:
         eid = _memo_insert(memo, st, stk.keybuf, S, d, lbS, leaf)
-    stk.entry[k] = eid
+    fi[k, FR_ENTRY] = eid
     # per-feature bounds of the split
     cd = _child_depth(d)
     xbits = data.xbits
     K = cnt.shape[0]
-    tmp2 = stk.tmp[k + 1]
-    order, lb0a, lb1a, lbfa = stk.order[k], stk.lb0[k], stk.lb1[k], stk.lbf[k]
-    s0buf, s1buf = stk.scratch0[k], stk.scratch1[k]
+    tmp2 = stk.cnt[k + 1, TMP]
+    order, lbs = stk.order[k], stk.lbs[k]
+    s0buf, s1buf = stk.bits[k, SCRATCH0], stk.bits[k, SCRATCH1]
     nf = 0
     minskip = np.inf
     for f in range(xbits.shape[0]):
@@ -431,31 +429,28 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
             minskip = min(minskip, lbf)
             continue
         order[nf] = f
-        lb0a[nf], lb1a[nf], lbfa[nf] = lb0, lb1, lbf
+        lbs[LB0, nf], lbs[LB1, nf], lbs[LBF, nf] = lb0, lb1, lbf
         nf += 1
     frame_lb = min(leaf, minskip)
     for j in range(nf):
-        frame_lb = min(frame_lb, lbfa[j])
+        frame_lb = min(frame_lb, lbs[LBF, j])
     if frame_lb > memo.lb[eid]:
         memo.lb[eid] = frame_lb
     if frame_lb >= UB:
         return FAIL, frame_lb
-    # best-first order of the splits (stable: ties keep the feature order)
-    idx = np.argsort(lbfa[:nf], kind="mergesort")
-    o2, l0, l1, lf = order[:nf].copy(), lb0a[:nf].copy(), lb1a[:nf].copy(), lbfa[:nf].copy()
-    for j in range(nf):
-        order[j], lb0a[j], lb1a[j], lbfa[j] = o2[idx[j]], l0[idx[j]], l1[idx[j]], lf[idx[j]]
-    stk.nfeat[k] = nf
-    stk.cursor[k] = 0
-    stk.leaf[k] = leaf
-    stk.minskip[k] = minskip
+    _sort_splits(order, lbs, nf)
+    fi[k, FR_NFEAT] = nf
+    fi[k, FR_CURSOR] = 0
+    fv[k, FV_LEAF] = leaf
+    fv[k, FV_MINSKIP] = minskip
     if leaf < UB:
-        stk.best[k], stk.bestf[k] = leaf, -1
+        fv[k, FV_BEST], fi[k, FR_BESTF] = leaf, -1
     else:
-        stk.best[k], stk.bestf[k] = UB, -2
-    stk.phase[k] = LOOP
-    if d == 3 and tabs.parent.shape[1] == xbits.shape[0]:
-        _table_of(k, S, data, st, tabs)
+        fv[k, FV_BEST], fi[k, FR_BESTF] = UB, -2
+    fi[k, FR_PHASE] = LOOP
+    if tabs is not None:
+        if d == 3:
+            _table_of(k, S, data, st, tabs)
     return 0, 0.0
 
 
@@ -463,41 +458,48 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
 def _table_of(k, S, data, st, tabs):
     """Pair-count table of the support of depth-3 frame ``k``: its children's tables then cost one count of the
     smaller child each (the other is the difference)."""
-    tabs.parent[:, :, :] = 0
-    tabs.parent_t[:] = 0
-    accumulate_pair_counts(tabs.parent, tabs.parent_t, data.xbits, data.ybits, S, 1, AUTO, data.mult)
+    parent, parent_t = tabs.counts[T_PARENT], tabs.totals[T_PARENT]
+    parent[:, :, :] = 0
+    parent_t[:] = 0
+    accumulate_pair_counts(parent, parent_t, data.xbits, data.ybits, S, 1, AUTO, data.mult)
     st[S_TFRAME] = k
     st[S_TFEAT] = -1
 
 
 @njit(cache=True, inline="always")
 def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
-    """The depth-2 solver (:mod:`optbb.osdt.depth2`) on the support of frame ``k``: ``(cost, f, f_left,
-    f_right)``.  A child of the depth-3 frame holding a count table reads its own table from it."""
-    if k >= 1 and st[S_TFRAME] == k - 1:
-        p = k - 1
-        f = stk.order[p, stk.cursor[p]]
-        side = stk.first[p] if stk.phase[p] == WAIT_A else 1 - stk.first[p]
-        if st[S_TFEAT] != f:
-            split_counts_into(data.xbits, data.ybits, stk.sup[p], tabs.parent, tabs.parent_t, f, tabs.left,
-                              tabs.left_t, tabs.right, tabs.right_t, data.mult)
-            st[S_TFEAT] = f
-        if side == 0:
-            v, _, g, gl, gr = depth2_from_counts(tabs.left, tabs.left_t, lam_n)
-        else:
-            v, _, g, gl, gr = depth2_from_counts(tabs.right, tabs.right_t, lam_n)
-        return v, g, gl, gr
-    v, _, g, gl, gr = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
-    return v, g, gl, gr
+    """The depth-2 solver (:mod:`optbb.osdt.depth2`) on the support of frame ``k``: ``(cost, root feature)``.  A
+    child of the depth-3 frame holding a count table reads its own table from it."""
+    if tabs is not None:
+        if k >= 1 and st[S_TFRAME] == k - 1:
+            return _depth2_from_table(k - 1, data, stk, st, tabs, lam_n)
+    v, _, g, _, _ = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
+    return v, g
+
+
+@njit(cache=True, inline="always")
+def _depth2_from_table(p, data, stk, st, tabs, lam_n):
+    """The depth-2 optimum of the child in progress of depth-3 frame ``p``, from the table of ``p``."""
+    fi = stk.fi
+    f = stk.order[p, fi[p, FR_CURSOR]]
+    side = fi[p, FR_FIRST] if fi[p, FR_PHASE] == WAIT_A else 1 - fi[p, FR_FIRST]
+    counts, totals = tabs.counts, tabs.totals
+    if st[S_TFEAT] != f:
+        split_counts_into(data.xbits, data.ybits, stk.bits[p, SUP], counts[T_PARENT], totals[T_PARENT], f,
+                          counts[T_LEFT], totals[T_LEFT], counts[T_RIGHT], totals[T_RIGHT], data.mult)
+        st[S_TFEAT] = f
+    t = T_LEFT if side == 0 else T_RIGHT
+    v, _, g, _, _ = depth2_from_counts(counts[t], totals[t], lam_n)
+    return v, g
 
 
 @njit(cache=True, inline="always")
 def _push(k, child_value, stk, xf, ub, st):
     """Push the child ``x_f = child_value`` of frame ``k`` as frame ``k + 1`` with bound ``ub``."""
-    split_into(stk.sup[k + 1], stk.sup[k], xf, child_value)
-    stk.d[k + 1] = _child_depth(stk.d[k])
-    stk.ub[k + 1] = ub
-    stk.phase[k + 1] = OPEN
+    split_into(stk.bits[k + 1, SUP], stk.bits[k, SUP], xf, child_value)
+    stk.fi[k + 1, FR_D] = _child_depth(stk.fi[k, FR_D])
+    stk.fv[k + 1, FV_UB] = ub
+    stk.fi[k + 1, FR_PHASE] = OPEN
     st[S_TOP] = k + 1
     if k + 1 > st[S_MAXTOP]:
         st[S_MAXTOP] = k + 1
@@ -507,98 +509,100 @@ def _push(k, child_value, stk, xf, ub, st):
 def _finish_feature(k, j, data, stk, ip):
     """Feature at position ``j`` of frame ``k`` is done: tighten the later features' child bounds with the
     similar support bound (the ``x_f = 0`` child against both children of every later feature ``g``)."""
-    lbf = stk.lbf[k]
-    lb0, lb1 = stk.lb0[k], stk.lb1[k]
-    lbf[j] = max(lbf[j], lb0[j] + lb1[j])
-    stk.cursor[k] = j + 1
-    stk.phase[k] = LOOP
+    lbs = stk.lbs[k]
+    lbs[LBF, j] = max(lbs[LBF, j], lbs[LB0, j] + lbs[LB1, j])
+    stk.fi[k, FR_CURSOR] = j + 1
+    stk.fi[k, FR_PHASE] = LOOP
     if ip[P_SIMILAR] == 0:
         return
-    S = stk.sup[k]
-    n = support_weight(S, data)
-    a0, a1 = lb0[j], lb1[j]
-    best = stk.best[k]
+    a0, a1 = lbs[LB0, j], lbs[LB1, j]
     # only worth a pass when a known child bound could lift some later split past the incumbent
     if max(a0, a1) <= 0.0:
         return
+    S = stk.bits[k, SUP]
+    n = masked_weight(S, S, S, 0, data)
+    best = stk.fv[k, FV_BEST]
     xbits = data.xbits
-    xf = xbits[stk.order[k, j]]
-    for jj in range(j + 1, stk.nfeat[k]):
-        if lbf[jj] >= best:
+    order = stk.order[k]
+    xf = xbits[order[j]]
+    for jj in range(j + 1, stk.fi[k, FR_NFEAT]):
+        if lbs[LBF, jj] >= best:
             continue
-        diff = weight_and_xor(S, xf, xbits[stk.order[k, jj]], data)
+        diff = masked_weight(S, xf, xbits[order[jj]], 2, data)
         same = n - diff
         v0 = max(similar_support_bound(a0, diff), similar_support_bound(a1, same))
         v1 = max(similar_support_bound(a1, diff), similar_support_bound(a0, same))
-        if v0 > lb0[jj]:
-            lb0[jj] = v0
-        if v1 > lb1[jj]:
-            lb1[jj] = v1
-        if lb0[jj] + lb1[jj] > lbf[jj]:
-            lbf[jj] = lb0[jj] + lb1[jj]
+        if v0 > lbs[LB0, jj]:
+            lbs[LB0, jj] = v0
+        if v1 > lbs[LB1, jj]:
+            lbs[LB1, jj] = v1
+        if lbs[LB0, jj] + lbs[LB1, jj] > lbs[LBF, jj]:
+            lbs[LBF, jj] = lbs[LB0, jj] + lbs[LB1, jj]
 
 
 @njit(cache=True, inline="always")
 def _first_child(k, j, data, stk):
     """Which child of split ``j`` of frame ``k`` to solve first: the one with the larger bound, on a tie the larger
     support (more errors to remove: it is the likelier to fail its bound, which saves solving its sibling)."""
-    a, b = stk.lb0[k, j], stk.lb1[k, j]
+    a, b = stk.lbs[k, LB0, j], stk.lbs[k, LB1, j]
     if a != b:
         return 0 if a > b else 1
-    S, xf = stk.sup[k], data.xbits[stk.order[k, j]]
-    n, n1 = support_weight(S, data), support_weight_and(S, xf, data)
+    S, xf = stk.bits[k, SUP], data.xbits[stk.order[k, j]]
+    n, n1 = masked_weight(S, S, S, 0, data), masked_weight(S, xf, xf, 1, data)
     return 0 if n - n1 >= n1 else 1
 
 
 @njit(cache=True, inline="always")
 def _child_done(k, kind, v, data, stk, st, ip):
     """Frame ``k`` receives its child's result."""
-    j = stk.cursor[k]
-    first = stk.first[k]
-    lbA = stk.lb0[k] if first == 0 else stk.lb1[k]
-    lbB = stk.lb1[k] if first == 0 else stk.lb0[k]
-    if stk.phase[k] == WAIT_A:
+    fi, fv = stk.fi, stk.fv
+    j = fi[k, FR_CURSOR]
+    first = fi[k, FR_FIRST]
+    rowA, rowB = (LB0, LB1) if first == 0 else (LB1, LB0)
+    lbs = stk.lbs[k]
+    if fi[k, FR_PHASE] == WAIT_A:
         if kind == FAIL:
-            if v > lbA[j]:
-                lbA[j] = v
+            if v > lbs[rowA, j]:
+                lbs[rowA, j] = v
             _finish_feature(k, j, data, stk, ip)
             return
-        lbA[j] = v
-        stk.ca[k] = v
-        if v + lbB[j] >= stk.best[k]:
+        lbs[rowA, j] = v
+        fv[k, FV_CA] = v
+        if v + lbs[rowB, j] >= fv[k, FV_BEST]:
             _finish_feature(k, j, data, stk, ip)
             return
-        stk.phase[k] = WAIT_B
-        _push(k, 1 - first, stk, data.xbits[stk.order[k, j]], stk.best[k] - v, st)
+        fi[k, FR_PHASE] = WAIT_B
+        _push(k, 1 - first, stk, data.xbits[stk.order[k, j]], fv[k, FV_BEST] - v, st)
         return
     # WAIT_B
     if kind == SUCCESS:
-        lbB[j] = v
-        total = stk.ca[k] + v
-        if total < stk.best[k]:
-            stk.best[k] = total
-            stk.bestf[k] = stk.order[k, j]
+        lbs[rowB, j] = v
+        total = fv[k, FV_CA] + v
+        if total < fv[k, FV_BEST]:
+            fv[k, FV_BEST] = total
+            fi[k, FR_BESTF] = stk.order[k, j]
             if k == 0:
                 st[S_IMPROV] += 1
                 st[S_IMPNODES] = st[S_NODES]
-    elif v > lbB[j]:
-        lbB[j] = v
+    elif v > lbs[rowB, j]:
+        lbs[rowB, j] = v
     _finish_feature(k, j, data, stk, ip)
 
 
 @njit(cache=True, inline="always")
 def _close(k, memo, stk):
     """All splits of frame ``k`` are done: an exact optimum if one beat the frame's bound, else a lower bound."""
-    eid = stk.entry[k]
-    if stk.bestf[k] != -2:
-        v = stk.best[k]
+    fi, fv = stk.fi, stk.fv
+    eid = fi[k, FR_ENTRY]
+    if fi[k, FR_BESTF] != -2:
+        v = fv[k, FV_BEST]
         memo.lb[eid] = v
         memo.ub[eid] = v
-        memo.feat[eid] = stk.bestf[k]
+        memo.feat[eid] = fi[k, FR_BESTF]
         return SUCCESS, v
-    v = min(stk.leaf[k], stk.minskip[k])
-    for j in range(stk.nfeat[k]):
-        v = min(v, stk.lbf[k, j])
+    v = min(fv[k, FV_LEAF], fv[k, FV_MINSKIP])
+    for j in range(fi[k, FR_NFEAT]):
+        v = min(v, stk.lbs[k, LBF, j])
     if v > memo.lb[eid]:
         memo.lb[eid] = v
     return FAIL, v
@@ -609,9 +613,11 @@ def run(data, memo, stk, st, ip, fp, tabs, work):
     """Run at most ``work`` actions (open a frame, start a split, take a child's result, close a frame).
 
     Returns RUNNING, DONE (the root is resolved: ``st[S_ROOTKIND]``, ``fp[F_ROOTVAL]``), NODE_LIMIT or
-    NEED_MEMORY (the memo cannot take one more entry; nothing was changed)."""
+    NEED_MEMORY (the memo cannot take one more entry; nothing was changed).  ``tabs``: the count tables of
+    depth-3 frames, or None."""
     cap_entries = memo.lb.shape[0]
     cap_slots = memo.used.shape[0]
+    fi, fv = stk.fi, stk.fv
     for _ in range(work):
         k = st[S_TOP]
         if k < 0:
@@ -619,25 +625,25 @@ def run(data, memo, stk, st, ip, fp, tabs, work):
         if st[S_NENT] + 1 > cap_entries or 2 * (st[S_NENT] + 1) > cap_slots:
             return NEED_MEMORY
         kind, v = 0, 0.0
-        ph = stk.phase[k]
+        ph = fi[k, FR_PHASE]
         if ph == OPEN:
             if st[S_NODES] >= ip[P_NODELIMIT]:
                 return NODE_LIMIT
             kind, v = _open(k, data, memo, stk, st, ip, fp, tabs)
         elif ph == LOOP:
-            j = stk.cursor[k]
-            nf = stk.nfeat[k]
-            best = stk.best[k]
-            while j < nf and stk.lbf[k, j] >= best:
+            j = fi[k, FR_CURSOR]
+            nf = fi[k, FR_NFEAT]
+            best = fv[k, FV_BEST]
+            while j < nf and stk.lbs[k, LBF, j] >= best:
                 j += 1
             if j >= nf:
                 kind, v = _close(k, memo, stk)
             else:
-                stk.cursor[k] = j
+                fi[k, FR_CURSOR] = j
                 first = _first_child(k, j, data, stk)
-                stk.first[k] = first
-                other = stk.lb1[k, j] if first == 0 else stk.lb0[k, j]
-                stk.phase[k] = WAIT_A
+                fi[k, FR_FIRST] = first
+                other = stk.lbs[k, LB1 if first == 0 else LB0, j]
+                fi[k, FR_PHASE] = WAIT_A
                 _push(k, first, stk, data.xbits[stk.order[k, j]], best - other, st)
         if kind != 0:
             # frame k is resolved: hand the result to its parent
@@ -648,54 +654,3 @@ def run(data, memo, stk, st, ip, fp, tabs, work):
                 return DONE
             _child_done(k - 1, kind, v, data, stk, st, ip)
     return RUNNING
-
-
-@njit(cache=True)
-def global_lower_bound(data, stk, st, fp):
-    """A lower bound on the root's optimum (error units) from the frames on the stack: each frame's value is the
-    least of its best tree so far (or its bound), the bounds of its splits not yet tried and, for the split in
-    progress, the value of the child frame above it plus the sibling's bound."""
-    top = st[S_TOP]
-    if top < 0:
-        return fp[F_ROOTVAL] if st[S_ROOTKIND] == SUCCESS else fp[F_ROOTVAL]
-    lam_n = fp[F_LAMN]
-    val = 0.0
-    for k in range(top, -1, -1):
-        ph = stk.phase[k]
-        if ph == OPEN:
-            n, z = support_counts(stk.sup[k], data, stk.tmp[k])
-            _, e = majority(stk.tmp[k])
-            v = min(lookahead_bound(e, z, lam_n), stk.ub[k])
-        else:
-            v = stk.best[k]
-            j0 = stk.cursor[k]
-            if ph == WAIT_A or ph == WAIT_B:
-                j = j0
-                first = stk.first[k]
-                if ph == WAIT_A:
-                    other = stk.lb1[k, j] if first == 0 else stk.lb0[k, j]
-                    v = min(v, val + other)
-                else:
-                    v = min(v, stk.ca[k] + val)
-                j0 += 1
-            for j in range(j0, stk.nfeat[k]):
-                if stk.lbf[k, j] < v:
-                    v = stk.lbf[k, j]
-        val = v
-    return val
-
-
-@njit(cache=True)
-def init_root(data, stk, st, ip, fp, ub):
-    """Frame 0: every sample, the full depth budget, bound ``ub`` (the incumbent's cost)."""
-    W = stk.sup.shape[1]
-    n = ip[P_N]
-    for i in range(W):
-        stk.sup[0, i] = ~np.uint64(0)
-    rem = n - (W - 1) * 64
-    if rem < 64:
-        stk.sup[0, W - 1] = (np.uint64(1) << np.uint64(rem)) - np.uint64(1)
-    stk.d[0] = ip[P_D]
-    stk.ub[0] = ub
-    stk.phase[0] = OPEN
-    st[S_TOP] = 0

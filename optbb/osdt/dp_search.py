@@ -102,10 +102,6 @@ def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int, weights: np
     return out
 
 
-def phase_is_open(stack, k: int) -> bool:
-    return int(stack.phase[k]) == D.OPEN
-
-
 def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
     """The :class:`Tree` of a leaf set with (weighted) majority labels, and the weight of its errors (their number
     when unweighted).  Leaves carry their numbers of samples and of misclassified samples, and their class counts
@@ -175,7 +171,7 @@ class DPEngine:
     def _pack(self, q: np.ndarray | None) -> D.Data:
         """The kernels' data: feature bitsets, class bitsets per weight layer, minority and layer bitsets."""
         if q is None:
-            layers, mult = np.ones((1, self.n), dtype=bool), np.ones(1, dtype=np.uint8)  # see dp.is_weighted
+            layers, mult = np.ones((1, self.n), dtype=bool), np.ones(1, dtype=np.uint8)  # see dp.word_weight
         else:
             layers, mult = weight_layers(q)
         classes = np.stack([(self.y == c) for c in range(self.k)])
@@ -193,26 +189,22 @@ class DPEngine:
         table = new_table(2 * cap, self.W + 1)
         return D.Memo(*table, np.zeros(cap, np.float64), np.zeros(cap, np.float64), np.zeros(cap, np.int64))
 
-    def _new_stack(self):
+    def _new_stack(self) -> D.Stack:
+        """The frame stack (see :data:`optbb.osdt.dp.Stack`), one row per frame and one spare."""
         rows = min(self.depth, self.m) + 2
-        W, M, K = self.W, self.m, self.k
+        W, M, K = self.W, max(self.m, 1), self.k
         z = np.zeros
-        return D.Stack(z((rows, W), np.uint64), z(rows, np.int64), z(rows, np.float64), z(rows, np.float64),
-                       z(rows, np.float64), z(rows, np.float64), z(rows, np.int64), z(rows, np.int64),
-                       z(rows, np.int64), z(rows, np.int64), z(rows, np.int64), z(rows, np.int64),
-                       z(rows, np.float64), z((rows, max(M, 1)), np.int64), z((rows, max(M, 1)), np.float64),
-                       z((rows, max(M, 1)), np.float64), z((rows, max(M, 1)), np.float64), z(W + 1, np.uint64),
-                       z((rows, K), np.int64), z((rows, K), np.int64), z((rows, W), np.uint64),
-                       z((rows, W), np.uint64))
+        return D.Stack(z((rows, D.N_FR), np.int64), z((rows, D.N_FV), np.float64), z((rows, M), np.int64),
+                       z((rows, 3, M), np.float64), z((rows, 3, W), np.uint64), z((rows, 2, K), np.int64),
+                       z(W + 1, np.uint64))
 
-    def _new_tables(self):
-        """Count tables for depth-3 frames (only with a max_depth >= 3 and tables of at most 64 MB each)."""
+    def _new_tables(self) -> D.Tables | None:
+        """Count tables for depth-3 frames (only with a max_depth >= 3 and tables of at most 64 MB each), else
+        None: the kernels compiled without them leave out their code."""
         k, m = self.k, self.m
-        size = (k, m, m) if (self.depth >= 3 and self.depth < D.UNLIMITED and 8 * k * m * m <= 64 << 20) \
-            else (k, 0, 0)
-        z = np.zeros
-        return D.Tables(z(size, np.int64), z(k, np.int64), z(size, np.int64), z(k, np.int64), z(size, np.int64),
-                        z(k, np.int64))
+        if not (3 <= self.depth < D.UNLIMITED and 8 * k * m * m <= 64 << 20):
+            return None
+        return D.Tables(np.zeros((3, k, m, m), np.int64), np.zeros((3, k), np.int64))
 
     def memory_bytes(self) -> int:
         total = sum(a.nbytes for a in self.data)
@@ -231,8 +223,20 @@ class DPEngine:
             self.memo = self._new_memo(16)
             if self.memory_bytes() > cap_bytes:
                 return Status.MEMORY_LIMIT
-        D.init_root(self.data, self.stack, self.st, self.ip, self.fp, self.inc_cost)
+        self._init_root()
         return None
+
+    def _init_root(self) -> None:
+        """Frame 0: every sample, the full depth budget, bound the incumbent's cost."""
+        stk = self.stack
+        stk.bits[0, D.SUP] = self._all_samples()
+        stk.fi[0, D.FR_D] = self.depth
+        stk.fv[0, D.FV_UB] = self.inc_cost
+        stk.fi[0, D.FR_PHASE] = D.OPEN
+        self.st[D.S_TOP] = 0
+
+    def _all_samples(self) -> np.ndarray:
+        return pack_rows(np.ones((1, self.n), dtype=bool))[0]
 
     def step(self, work: int) -> int:
         return _CODES[D.run(self.data, self.memo, self.stack, self.st, self.ip, self.fp, self.tables, int(work))]
@@ -278,10 +282,41 @@ class DPEngine:
         """Largest lower bound seen so far (every one is valid, so their maximum is)."""
         if self.stack is None or (self.st[D.S_TOP] < 0 and self.st[D.S_ROOTKIND] == 0):
             return 0.0
-        v = float(D.global_lower_bound(self.data, self.stack, self.st, self.fp))
-        v = min(v, self._incumbent_cost())
+        v = min(self._stack_lower_bound(), self._incumbent_cost())
         self._best_lb = max(self._best_lb, v)
         return self._best_lb / self.total
+
+    def _stack_lower_bound(self) -> float:
+        """A lower bound on the root's optimum (error units) from the frames on the stack: each frame's value is the
+        least of its best tree so far (or its bound), the bounds of its splits not yet tried and, for the split in
+        progress, the value of the child frame above it plus the sibling's bound; an open frame's value is its
+        lookahead bound (OSDT Lemma 3.2) capped by the bound it was asked for."""
+        top = int(self.st[D.S_TOP])
+        if top < 0:
+            return float(self.fp[D.F_ROOTVAL])
+        stk = self.stack
+        val = 0.0
+        for k in range(top, -1, -1):
+            phase = int(stk.fi[k, D.FR_PHASE])
+            if phase == D.OPEN:
+                cnt = np.zeros(self.k, np.int64)
+                _, z = D.support_counts(stk.bits[k, D.SUP], self.data, cnt)
+                v = min(D.lookahead_bound(D.majority(cnt)[1], z, self.lam_n), float(stk.fv[k, D.FV_UB]))
+            else:
+                v = float(stk.fv[k, D.FV_BEST])
+                j0 = int(stk.fi[k, D.FR_CURSOR])
+                if phase in (D.WAIT_A, D.WAIT_B):
+                    if phase == D.WAIT_A:
+                        other = stk.lbs[k, D.LB1 if stk.fi[k, D.FR_FIRST] == 0 else D.LB0, j0]
+                        v = min(v, val + float(other))
+                    else:
+                        v = min(v, float(stk.fv[k, D.FV_CA]) + val)
+                    j0 += 1
+                rest = stk.lbs[k, D.LBF, j0:int(stk.fi[k, D.FR_NFEAT])]
+                if rest.size:
+                    v = min(v, float(rest.min()))
+            val = v
+        return val
 
     def queue_size(self) -> int:
         return int(self.st[D.S_TOP]) + 1
@@ -308,7 +343,7 @@ class DPEngine:
 
     # -- model extraction ----------------------------------------------------------------------------------------
     def _model(self) -> tuple[Tree, int]:
-        full = self.stack.sup[0].copy() if self.stack is not None else None
+        full = self._all_samples()
         leaves = None
         if self._root_done() and self.st[D.S_ROOTKIND] == D.SUCCESS:
             leaves = self._extract(full, self.depth, ())
@@ -364,30 +399,30 @@ class DPEngine:
         its best split so far, or the split in progress (the child frame's candidate with the sibling's solved
         optimum or best known tree); ``build(path)`` returns its leaves."""
         stk = self.stack
-        S, d = stk.sup[k].copy(), int(stk.d[k])
+        S, d = stk.bits[k, D.SUP].copy(), int(stk.fi[k, D.FR_D])
         cd = d if d >= D.UNLIMITED else d - 1
-        cost, build = self._known_tree(S, d, greedy) if phase_is_open(stk, k) or greedy else \
+        phase = int(stk.fi[k, D.FR_PHASE])
+        cost, build = self._known_tree(S, d, greedy) if phase == D.OPEN or greedy else \
             (self._leaf_cost(S), (lambda path: [path]))
-        phase = int(stk.phase[k])
         if phase == D.OPEN:
             return cost, build
-        if stk.bestf[k] >= 0 and stk.best[k] < cost:
-            f = int(stk.bestf[k])
+        if stk.fi[k, D.FR_BESTF] >= 0 and stk.fv[k, D.FV_BEST] < cost:
+            f = int(stk.fi[k, D.FR_BESTF])
             x = self.data.xbits[f]
-            cost = float(stk.best[k])
+            cost = float(stk.fv[k, D.FV_BEST])
             build = (lambda path, f=f, x=x: self._extract(S & ~x, cd, path + ((f, 0),))
                      + self._extract(S & x, cd, path + ((f, 1),)))
         if k < self.st[D.S_TOP] and phase in (D.WAIT_A, D.WAIT_B):
-            f = int(stk.order[k, stk.cursor[k]])
+            f = int(stk.order[k, stk.fi[k, D.FR_CURSOR]])
             x = self.data.xbits[f]
-            first = int(stk.first[k])
+            first = int(stk.fi[k, D.FR_FIRST])
             side = first if phase == D.WAIT_A else 1 - first
             c_cost, c_build = self._frame_candidate(k + 1, greedy)
             sib = S & x if side == 0 else S & ~x
             if phase == D.WAIT_A:
                 s_cost, s_build = self._known_tree(sib, cd, greedy)
             else:
-                s_cost, s_build = float(stk.ca[k]), (lambda path, sib=sib: self._extract(sib, cd, path))
+                s_cost, s_build = float(stk.fv[k, D.FV_CA]), (lambda path, sib=sib: self._extract(sib, cd, path))
             if c_cost + s_cost < cost:
                 cost = c_cost + s_cost
                 build = (lambda path, f=f, side=side, c_build=c_build, s_build=s_build:
