@@ -79,8 +79,9 @@ def test_time_limit_is_honoured(solver):
         base = Path(__file__).parent / "data" / "corels" / "compas_0_train"
         data = read_corels(f"{base}.out.gz", f"{base}.label.gz")
         r = corels.solve(data, 0.001, ablation=("equivalent_points",), time_limit=0.3)
-    elif solver == "osdt":
-        r = osdt.solve(data, 0.001, time_limit=0.3, initial_tree=None)
+    elif solver.startswith("osdt"):
+        search = "dp" if solver == "osdt-dp" else "leaf_set"
+        r = osdt.solve(data, 0.001, search=search, time_limit=0.3, initial_tree=None)
     else:
         r = frl.solve(data, soft=solver == "softfrl", n_iter=10 ** 8, random_state=0, time_limit=0.3)
     assert r.status is Status.TIME_LIMIT
