@@ -213,8 +213,10 @@ CLI_HARD = ["corels", str(HERE / "data" / "corels" / "compas_0_train.out.gz"), "
 def test_cli_ctrl_c_exit_code(n_signals):
     proc = _cli_child(*CLI_HARD, "-v")
     try:
-        line = proc.stderr.readline()  # -v logs a line after the first chunk of the search
-        assert line.startswith("progress CORELS"), (line, proc.stdout.read() if proc.poll() is not None else "")
+        seen = []  # -v logs a line after the first chunk of the search (warnings may come first)
+        while not (seen and seen[-1].startswith("progress CORELS")):
+            seen.append(proc.stderr.readline())
+            assert seen[-1], (seen, proc.stdout.read())  # end of stream: the CLI ended before its search
         time.sleep(1.0)
         os.kill(proc.pid, signal.SIGINT)
         if n_signals == 2:
