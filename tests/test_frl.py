@@ -166,30 +166,6 @@ def test_theorem_2_8_threshold_is_best():
 # bounds against brute force on tiny problems
 
 
-def _random_prefix(cols, pos, neg, rng, require_falling):
-    """A random compatible prefix (falling if asked), grown until a random length."""
-    rem = pos | neg
-    prefix, last = [], None
-    target = rng.integers(0, 4)
-    while len(prefix) < target:
-        opts = []
-        for j in range(len(cols)):
-            cap = cols[j] & rem
-            if j in prefix or cap == 0 or cap == rem:
-                continue
-            a = nv.pc(cap & pos) / nv.pc(cap)
-            if require_falling and last is not None and nv.pc(cap & pos) * last[1] > last[0] * nv.pc(cap):
-                continue
-            opts.append((j, cap, a))
-        if not opts:
-            break
-        j, cap, _ = opts[rng.integers(len(opts))]
-        prefix.append(j)
-        last = (nv.pc(cap & pos), nv.pc(cap))
-        rem &= ~cap
-    return tuple(prefix), rem
-
-
 def _prefix_state(prefix, cols, pos, neg):
     counts = nv.list_counts(prefix, cols, pos, neg)
     rp, rn = counts[-1]
@@ -204,7 +180,7 @@ def test_frl_bounds_against_brute_force(prob):
     X, y, w, C, rng = prob
     n = len(y)
     cols, pos, neg = nv.masks(X, y)
-    prefix, _ = _random_prefix(cols, pos, neg, rng, require_falling=True)
+    prefix, _ = nv.random_prefix(cols, pos, neg, rng, require_falling=True)
     counts, lp, ln, rp, rn = _prefix_state(prefix, cols, pos, neg)
     best, _ = nv.frl_optimum(X, y, w, C, prefix)
     feasible = bool(B.prefix_feasible(lp, ln, rp, rn))
@@ -253,7 +229,7 @@ def test_soft_bounds_against_brute_force(prob, C1):
     X, y, w, C, rng = prob
     n = len(y)
     cols, pos, neg = nv.masks(X, y)
-    prefix, _ = _random_prefix(cols, pos, neg, rng, require_falling=False)
+    prefix, _ = nv.random_prefix(cols, pos, neg, rng, require_falling=False)
     counts, _, _, rp, rn = _prefix_state(prefix, cols, pos, neg)
     best, _ = nv.soft_optimum(X, y, w, C, C1, prefix)
     amin = min([p / (p + m) for p, m in counts], default=1.0)

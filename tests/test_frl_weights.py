@@ -107,29 +107,11 @@ def test_search_reports_the_weighted_objective_of_its_list(soft):
 
 def _prefix(cols, pos, neg, rng, wts, require_falling):
     """A random compatible prefix (falling if asked) of length 0-3, with the twin's weighted counts."""
-    rem = pos | neg
-    prefix, last = [], None
-    target = rng.integers(0, 4)
-    while len(prefix) < target:
-        opts = []
-        for j in range(len(cols)):
-            cap = cols[j] & rem
-            if j in prefix or cap == 0 or cap == rem:
-                continue
-            a = nv.mass(cap & pos, wts) / nv.mass(cap, wts)
-            if require_falling and last is not None and a > last:
-                continue
-            opts.append((j, cap, a))
-        if not opts:
-            break
-        j, cap, a = opts[rng.integers(len(opts))]
-        prefix.append(j)
-        last = a
-        rem &= ~cap
-    counts = nv.list_counts(tuple(prefix), cols, pos, neg, wts)
+    prefix, _ = nv.random_prefix(cols, pos, neg, rng, require_falling, wts)
+    counts = nv.list_counts(prefix, cols, pos, neg, wts)
     rp, rn = counts[-1]
     lp, ln = counts[-2] if prefix else (1, 0)
-    return tuple(prefix), counts[:-1], float(lp), float(ln), float(rp), float(rn)
+    return prefix, counts[:-1], float(lp), float(ln), float(rp), float(rn)
 
 
 @settings(max_examples=250, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])

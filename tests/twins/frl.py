@@ -88,6 +88,30 @@ def falling(counts):
     return all(a[j - 1] >= a[j] for j in range(1, len(a)))
 
 
+def random_prefix(cols, pos, neg, rng, require_falling=False, weights=None):
+    """A random compatible prefix (falling if asked) of length 0-3 drawn with ``rng``: each rule captures some but
+    not all of the samples left; returns ``(prefix, samples left)``."""
+    rem = pos | neg
+    prefix, last = [], None
+    target = rng.integers(0, 4)
+    while len(prefix) < target:
+        opts = []
+        for j in range(len(cols)):
+            cap = cols[j] & rem
+            if j in prefix or cap == 0 or cap == rem:
+                continue
+            a = Fraction(mass(cap & pos, weights)) / mass(cap, weights)
+            if require_falling and last is not None and a > last:
+                continue
+            opts.append((j, cap, a))
+        if not opts:
+            break
+        j, cap, last = opts[rng.integers(len(opts))]
+        prefix.append(j)
+        rem &= ~cap
+    return tuple(prefix), rem
+
+
 def all_lists(cols, pos, neg, prefix=(), require_falling=False, weights=None):
     """Every compatible list (tuple of rules) beginning with ``prefix``; falling ones only if asked.
 
