@@ -128,12 +128,7 @@ NOISY = """
     except (ValueError, TypeError):
         kw, memory = {"memory_limit": "1G"}, "1G (Limits does not accept 'auto' yet)"
     CorelsClassifier(regularization=0.005, node_limit=50, **kw).fit(X, y)  # warm-up: compile outside the measure
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-    except OSError:
-        pass
-    rss0 = status_bytes("VmRSS:")
+    rss0 = reset_peak_rss()
     t0 = time.perf_counter()
     clf = CorelsClassifier(regularization=0.005, **kw).fit(X, y)
     wall = time.perf_counter() - t0
@@ -162,12 +157,7 @@ TINY_LAMBDA = """
         for s in ("leaf_set", "dp", "auto"):
             for it in ("cart", None):
                 gc.collect()
-                try:
-                    with open("/proc/self/clear_refs", "w") as fh:
-                        fh.write("5")
-                except OSError:
-                    pass
-                rss0 = status_bytes("VmRSS:")
+                rss0 = reset_peak_rss()
                 t0 = time.perf_counter()
                 try:
                     r = solve(data, lam, search=s, initial_tree=it)
@@ -196,7 +186,7 @@ CTRL_C = """
 """
 
 
-STATUS_BYTES = """
+RSS_HELPERS = """
 def status_bytes(key):
     try:
         with open("/proc/self/status") as fh:
@@ -205,12 +195,22 @@ def status_bytes(key):
                     return int(line.split()[1]) * 1024
     except OSError:
         return None
+
+
+def reset_peak_rss():
+    'Resets the peak RSS (VmHWM) to the current RSS where the kernel allows it; returns the current RSS.'
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+    except OSError:
+        pass
+    return status_bytes("VmRSS:")
 """
 
 
 def _child(problem: str | None, body: str, **values) -> list[str]:
     head = f"import json, os, time\nREPO = {str(REPO)!r}\nFICO = {str(FICO)!r}\nKR_VS_KP = {str(KR_VS_KP)!r}\n"
-    head += STATUS_BYTES
+    head += RSS_HELPERS
     for k, v in values.items():
         head += f"{k} = {v!r}\n"
     code = head + (textwrap.dedent(LOAD[problem]) if problem else "") + textwrap.dedent(body)
