@@ -510,7 +510,7 @@ def load_kernels() -> None:
     mine_chunk(np.zeros((1, 1), dtype=np.uint64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
                np.zeros(6, dtype=np.int64), np.zeros(2, dtype=np.float64), 1, np.zeros(1, dtype=np.int64),
                np.zeros((2, 1), dtype=np.uint64), state, 0, new_index(16), np.zeros(1, dtype=np.uint64),
-               np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32))
+               np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32), None)
     reindex(np.zeros(1, dtype=np.uint64), 1, 16)
 
 
