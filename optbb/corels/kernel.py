@@ -144,13 +144,17 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
     threshold = lam * n
     extra = 1 if lookahead_on else 0
 
-    prefix = np.zeros(m + 1, dtype=np.int64)
-    in_prefix = np.zeros(m, dtype=np.bool_)
-    u = np.zeros(n_words, dtype=np.uint64)
-    sp = np.zeros(m + 1, dtype=np.int64)
-    key = np.zeros(max(m + 1, n_words), dtype=np.uint64)
+    # scratch written before it is read, except ``in_prefix`` (0/1 per rule); two dtypes only, and no ``np.zeros``:
+    # each dtype of an allocation is one more specialisation to compile in a fresh process
+    prefix = np.empty(m + 1, dtype=np.int64)
+    in_prefix = np.empty(m, dtype=np.int64)
+    for r in range(m):
+        in_prefix[r] = 0
+    u = np.empty(n_words, dtype=np.uint64)
+    sp = np.empty(m + 1, dtype=np.int64)
+    key = np.empty(max(m + 1, n_words), dtype=np.uint64)
     k_classes = Y.shape[0]
-    tv = np.zeros(n_words, dtype=np.uint64)
+    tv = np.empty(n_words, dtype=np.uint64)
     binary = w is None and k_classes == 2
     y1 = Y[1]
     cu = amounts[0]  # uncaptured amount of each class
@@ -183,7 +187,7 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
         nu, zu = captured_amounts(u, u, Y, z, w, tv, cu)
         nu1 = cu[1]
         for k in range(depth):
-            in_prefix[prefix[k]] = True
+            in_prefix[prefix[k]] = 1
         if map_type == MAP_PREFIX:
             sort_prefix(prefix, depth, sp)
         err_p = TE[node, E_ERR]
@@ -272,7 +276,7 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
                 st[S_MAX_HEAP] = st[S_HEAP_SIZE]
 
         for k in range(depth):
-            in_prefix[prefix[k]] = False
+            in_prefix[prefix[k]] = 0
         st[S_EVALUATED] += 1
         expansions += 1
         if depth > st[S_MAX_DEPTH]:
