@@ -1,6 +1,8 @@
 """Determinism across processes: cold and warm Numba caches, two processes compiling into one cache at once."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,12 @@ DETERMINISM_CHILDREN = {
 
 def _without_times(r: dict) -> dict:
     return {k: v for k, v in r.items() if k not in ("total_time", "returned_at")}
+
+
+def _same(a: dict, b: dict) -> bool:
+    """Equal results, a NaN equal to a NaN (an uncertified search has no lower bound or gap: NaN, and
+    ``nan != nan``)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def _cold_and_warm(solver, tmp_path) -> list[dict]:
@@ -108,7 +116,12 @@ def test_numba_cache_two_cold_processes_at_once(tmp_path):
 def test_deterministic_cold_and_warm_cache_concurrent(tmp_path, solver):
     """Two cold processes at once, a process on the cache they wrote, a process on the checkout's cache: the
     same models, objectives, bounds and counters."""
-    results = _cold_and_warm(solver, tmp_path)
-    first = _without_times(results[0])
+    results = [_without_times(r) for r in _cold_and_warm(solver, tmp_path)]
+    if solver == "frl":
+        # FRL keeps each chunk's candidate counts up to that chunk's deepest level, and chunk sizes follow the
+        # clock: its bytes (not its search) differ between runs
+        for r in results:
+            r["counters"].pop("memory_bytes")
+            r["soft"][2].pop("memory_bytes")
     for r in results[1:]:
-        assert _without_times(r) == first
+        assert _same(r, results[0]), (r, results[0])
