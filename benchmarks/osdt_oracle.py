@@ -24,7 +24,9 @@ Case groups (ids ``<data>@<lambda>@d<depth>``, ``dinf`` = no depth limit; ``--ca
 * ``three``: three classes made from a DL / OSDT set: the most balanced feature ``f`` is removed from ``X`` and the
   negative rows with ``x_f = 1`` become class 2.  STreeD only (GOSDT takes two classes).
 * ``weights``: seeded sample weights, integer (1..4, ``w-int``) or halves (0.5..2, ``w-half``: the 52-bit fixed
-  point path of the weighted search).  optbb's dynamic-programming search gets the weights
+  point path of the weighted search).  Both come from the same seeded draw, so the ``w-half`` weights are the
+  ``w-int`` ones halved and each ``w-half`` optimum must equal its ``w-int`` one (the objective does not change
+  when every weight is scaled).  optbb's dynamic-programming search gets the weights
   (``OSDTClassifier(search="dp").fit(X, y, sample_weight=w)``); the oracles and optbb's leaf-set search (which takes
   no weights) get the repeated-rows data set (each row ``w`` times, or ``2 w`` times for halves), whose objective
   is the weighted one exactly.
@@ -497,6 +499,14 @@ def write_outputs(out: Path, cases: list[Case], table: dict, header: list[str]) 
             ok = sum(bool(r.get("certified")) for r in ran)
             per_solver.append(f"{s}: {ok} of {len(ran)} certified")
     lines += ["Certified within the limit: " + "; ".join(per_solver) + ".", ""]
+    pairs = [(c, table.get(c.id.replace("w-half:", "w-int:"), {}).get("optbb-dp"), table[c.id].get("optbb-dp"))
+             for c in done if c.data.startswith("w-half:")]
+    pairs = [(c, a, b) for c, a, b in pairs if a and b and a.get("certified") and b.get("certified")]
+    if pairs:
+        differ = [c.id for c, a, b in pairs if abs(a["objective"] - b["objective"]) > TOL]
+        lines += [f"Halved weights (w-half) against the same integer weights (w-int), optbb-dp, both certified: "
+                  f"{len(pairs)} pairs, {len(differ)} differ" + (f" ({', '.join(differ)})" if differ else "") + ".",
+                  ""]
     mism = [c for c in done if verdicts[c.id][0] == "MISMATCH"]
     if mism:
         lines += ["MISMATCHES:", ""] + [f"* {c.id}: {verdicts[c.id][1]}" for c in mism] + [""]
