@@ -1,0 +1,100 @@
+"""The dynamic-programming OSDT search on deeper trees than the other brute-force tests reach, and (slow) against
+STreeD on real data sets.
+
+The brute-force tests of ``test_osdt_dp.py`` and ``test_osdt_weights_classes.py`` draw at most 4 features and depth
+limits up to 3, so a depth-3 frame (the one that keeps a pair-count table for its depth-2 children) only ever sits
+at the root.  Here depth limits of 4 and 5 with 5 to 7 features and small lambdas put such frames below the root,
+next to each other and under memoised and similar-support bounds, with two or three classes and integer weights,
+and the optima are compared with the brute force of ``twins/brute_trees.py``.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from golden import dl_data, osdt_data  # noqa: E402
+from twins.brute_trees import optimal_objective  # noqa: E402
+
+from optbb.common.result import Status  # noqa: E402
+from optbb.osdt.dp_search import solve_dp  # noqa: E402
+
+
+@st.composite
+def deep_problems(draw):
+    """Up to 24 samples and 7 features, labels following a few features (so deep trees pay off), 2 or 3 classes,
+    sometimes integer weights; depth limit 4, 5 or none; lambda small enough for trees of many leaves."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(8, 24))
+    m = draw(st.integers(5, 7))
+    k = draw(st.sampled_from([2, 2, 3]))
+    X = (rng.random((n, m)) < draw(st.sampled_from([0.3, 0.5]))).astype(np.uint8)
+    cols = rng.choice(m, size=3, replace=False)
+    y = ((X[:, cols] @ rng.integers(1, 3, 3) + (rng.random(n) < 0.15)) % k).astype(np.int64)
+    w = rng.integers(1, 4, n).astype(np.float64) if draw(st.booleans()) else None
+    lam = draw(st.sampled_from([0.0, 0.002, 0.01, 0.02, 0.04]))
+    max_depth = draw(st.sampled_from([4, 5, None] if lam > 0 else [4, 5]))
+    return X, y, w, lam, max_depth
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(deep_problems(), st.sampled_from(["cart", None]))
+def test_deep_trees_match_brute_force(problem, warm):
+    X, y, w, lam, max_depth = problem
+    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm, sample_weight=w)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth, sample_weight=w), abs=1e-9)
+    if max_depth is not None:
+        assert res.model.depth <= max_depth
+    wrong = np.asarray(res.model.predict(X)) != y
+    errors = wrong.mean() if w is None else w[wrong].sum() / w.sum()
+    assert errors + lam * res.model.n_leaves == pytest.approx(res.objective, abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# slow: real data sets against STreeD (pip pystreed), optbb's objective given to STreeD as cost-complex-accuracy
+# ---------------------------------------------------------------------------------------------------------------
+
+STREED_CASES = [  # (kind, data set, lambda, depth): certified by both within seconds; see benchmarks/osdt_oracle.py
+    ("dl", "heart-cleveland", 0.001, 4), ("dl", "breast-wisconsin", 0.001, 4), ("dl", "anneal", 0.001, 4),
+    ("dl", "hypothyroid", 0.001, 4), ("osdt", "monk2-train", 0.002, 5), ("osdt", "compas-binary", 0.001, 5),
+]
+
+
+def _streed_objective(X, y, lam, depth):
+    streed = pytest.importorskip("pystreed", reason="pystreed (STreeD) is not installed: pip install pystreed")
+    clf = streed.STreeDClassifier(optimization_task="cost-complex-accuracy", cost_complexity=lam, max_depth=depth,
+                                  time_limit=300)
+    clf.fit(X, y)
+    assert clf.fit_result.is_optimal()
+
+    def leaves(node):
+        return 1 if node.is_leaf_node() else leaves(node.left_child) + leaves(node.right_child)
+
+    return float(np.mean(clf.predict(X) != y)) + lam * leaves(clf.tree_)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind,name,lam,depth", STREED_CASES, ids=[f"{c[1]}-{c[2]}-d{c[3]}" for c in STREED_CASES])
+def test_hard_cases_match_streed(kind, name, lam, depth):
+    if kind == "dl":
+        X, y = dl_data(name)
+    else:
+        data = osdt_data(name)
+        X, y = data.X, data.y
+    X, y = np.asarray(X, dtype=np.uint8), np.asarray(y, dtype=np.int64)
+    expected = _streed_objective(X, y, lam, depth)
+    res = solve_dp(X, y, lam, max_depth=depth)
+    assert res.status is Status.OPTIMAL
+    mine = float(np.mean(np.asarray(res.model.predict(X)) != y)) + lam * res.model.n_leaves
+    assert mine == pytest.approx(res.objective, abs=1e-12)
+    assert mine <= expected + 1e-9, "STreeD found a tree below optbb's certified optimum"
+    assert mine == pytest.approx(expected, abs=1e-9)
