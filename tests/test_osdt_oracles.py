@@ -61,9 +61,10 @@ def test_deep_trees_match_brute_force(problem, warm):
 
 
 # Depth-5 problems on which a depth-2 child must not read a count table kept by a depth-3 frame other than its parent
-# (``dp._solve_depth2``).  With that check loosened the random tests still pass: it changes the optimum of 7 of 73,545
-# random problems of the exhaustive-search sweep (all at depth 5); these three fail.  From ``benchmarks/osdt_oracle_random.py --oracle exact
-# --seed 7 --only DRAW``: (draw, rows of X, labels, weights or None, lambda, max_depth, warm start).
+# (``dp._solve_depth2``).  With that check loosened the random tests still pass: it changes the optimum of 7 of
+# 73,545 random problems of the exhaustive-search sweep (all at depth 5); these three fail.  From
+# ``benchmarks/osdt_oracle_random.py --oracle exact --seed 7 --only DRAW``: (draw, rows of X, labels, weights or
+# None, lambda, max_depth, warm start).
 TABLE_OWNER_CASES = [
     (62048, '111 011 110 101 111 001 111 111 010 110 011 110 100 110 110 111 111 010 011 111',
      '11001111100011111101', '3 3 1 3 3 2 2 3 1 1 1 1 2 1 2 3 1 2 3 2', 0.01, 5, 'cart'),
