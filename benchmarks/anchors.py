@@ -464,3 +464,22 @@ def corels_cv_fold(fold, data_dir=None):
             return None
         paths.append(found)
     return tuple(paths)
+
+
+def git_commit(path: Path) -> str:
+    """Short commit of the checkout at ``path`` (for a results header), or "unknown"."""
+    try:
+        return subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def dist_version(dist: str) -> str:
+    """Installed version of the distribution ``dist`` (for a results header), or "not installed"."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(dist)
+    except PackageNotFoundError:
+        return "not installed"

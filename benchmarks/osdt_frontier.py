@@ -70,6 +70,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import anchors  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 # the checkout whose optbb is benchmarked (default: this one; --optbb DIR or $OPTBB_BENCH_CHECKOUT for another)
 OPTBB = Path(os.environ.get("OPTBB_BENCH_CHECKOUT", REPO)).resolve()
@@ -528,23 +531,6 @@ def merge(paths: list[Path], out: Path, argv: list[str]) -> None:
     write_outputs(out, cases, table, None, header)
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "-C", str(OPTBB), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def _version(dist: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def _optbb_mode() -> str:
     sys.path.insert(0, str(OPTBB))
     from optbb.osdt import solve
@@ -608,9 +594,9 @@ def main(argv: list[str] | None = None) -> None:
     cases = select(cases, patterns)
     header = {"argv": sys.argv[1:] if argv is None else argv,
               "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-              "commit": _commit(), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+              "commit": anchors.git_commit(OPTBB), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
               "load_start": " ".join(f"{x:.1f}" for x in os.getloadavg()), "optbb_mode": _optbb_mode(),
-              "gosdt": _version("gosdt"), "pystreed": _version("pystreed")}
+              "gosdt": anchors.dist_version("gosdt"), "pystreed": anchors.dist_version("pystreed")}
     table: dict = {}
     for c in cases:
         for s in c.solvers():
