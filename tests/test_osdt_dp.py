@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from golden import dl_data, golden_params, osdt_data  # noqa: E402
-from twins.brute_trees import optimal_objective  # noqa: E402
+from twins.brute_trees import optimal_objective, optimal_tree_cost  # noqa: E402
 
 from optbb.common.data import from_arrays  # noqa: E402
 from optbb.common.result import Status  # noqa: E402
@@ -69,6 +69,59 @@ def test_brute_force_two_classes(problem, warm):
 def test_brute_force_three_classes(problem, warm):
     _check_against_brute_force(problem, warm)
 
+
+
+@st.composite
+def support_pairs(draw):
+    """A small problem (2 or 3 classes, sometimes integer weights), a support ``B`` and a support ``A`` differing
+    from it in one to three samples: the similar support bound is tight when the samples added to ``A`` are
+    errors of every tree."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n, m, k = draw(st.integers(4, 12)), draw(st.integers(1, 3)), draw(st.sampled_from([2, 2, 3]))
+    X = (rng.random((n, m)) < 0.5).astype(np.uint8)
+    y = rng.integers(0, k, n)
+    w = rng.integers(1, 4, n).astype(np.float64) if draw(st.booleans()) else np.ones(n)
+    B = rng.random(n) < 0.6
+    A = B.copy()
+    A[rng.choice(n, size=draw(st.integers(1, min(3, n))), replace=False)] ^= True
+    lam_n = draw(st.sampled_from([0.0, 0.5, 1.0, 2.0]))
+    return X, y, w, A, B, lam_n
+
+
+def _subproblem_optimum(X, y, w, rows, lam_n):
+    """Optimum of ``errors + lam_n * leaves`` (weights) on the samples ``rows``, by brute force."""
+    if not rows.any():
+        return lam_n
+    total = float(w[rows].sum())
+    errors, leaves = optimal_tree_cost(X[rows], y[rows], lam_n / total, None, w[rows])
+    return errors + lam_n * leaves
+
+
+def _minority(X, y, w, rows):
+    """Weight of the equivalent-points minority of ``rows``: in each group of identical feature rows, all but the
+    largest class (OSDT Thm B.2)."""
+    groups: dict = {}
+    for i in np.flatnonzero(rows):
+        groups.setdefault(X[i].tobytes(), []).append(i)
+    return sum(w[g].sum() - max(w[[i for i in g if y[i] == c]].sum() for c in set(y[g])) for g in groups.values())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(support_pairs())
+def test_subproblem_bounds_hold_against_brute_force(problem):
+    """The bounds of ``dp`` never exceed the optimum of the support they bound: similar support (OSDT Thm F.1),
+    one-step lookahead (Lemma 3.2 with Thm B.2), and a leaf declared exact (Thm 3.3, Thm B.2) is optimal."""
+    from optbb.osdt import dp as D
+
+    X, y, w, A, B, lam_n = problem
+    opt_a, opt_b = _subproblem_optimum(X, y, w, A, lam_n), _subproblem_optimum(X, y, w, B, lam_n)
+    assert D.similar_support_bound(opt_a, float(w[A ^ B].sum())) <= opt_b + 1e-9
+    counts = np.bincount(y[B], weights=w[B], minlength=3) if B.any() else np.zeros(3)
+    errors, z = float(counts.sum() - counts.max()), _minority(X, y, w, B)
+    assert D.lookahead_bound(errors, z, lam_n) <= opt_b + 1e-9
+    if D.leaf_is_exact(errors, z, lam_n):
+        assert opt_b == pytest.approx(errors + lam_n, abs=1e-9)
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**6), st.sampled_from([0.02, 0.05, 0.1]), st.sampled_from([None, 2, 3]))
