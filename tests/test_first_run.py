@@ -21,15 +21,23 @@ def test_site_packages_is_recognised():
     assert not _numba_cache.installed_in_site_packages(Path("/home/me/src/optbb/optbb"))
 
 
-def test_installed_copy_caches_in_the_user_cache_folder(tmp_path, monkeypatch):
+def test_kernels_cache_in_the_user_cache_folder_of_these_sources(tmp_path, monkeypatch):
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    _numba_cache.configure(Path("/v/lib/python3.11/site-packages/optbb"))
+    package = tmp_path / "site-packages" / "optbb"
+    (package / "osdt").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "osdt" / "bounds.py").write_text("LIMIT = 1\n")
+    _numba_cache.configure(package)
     try:
         from numba.core import config
 
-        assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "optbb" / "numba")
-        assert config.CACHE_DIR == str(tmp_path / "optbb" / "numba")
+        first = _numba_cache.source_fingerprint(package)
+        assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "optbb" / "numba" / first)
+        assert config.CACHE_DIR == os.environ["NUMBA_CACHE_DIR"]
+        # a change to one file (a callee of kernels defined elsewhere) is a new folder: no stale kernel is loaded
+        (package / "osdt" / "bounds.py").write_text("LIMIT = 2\n")
+        assert _numba_cache.source_fingerprint(package) != first
     finally:
         monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
         from numba.core import config
@@ -37,7 +45,7 @@ def test_installed_copy_caches_in_the_user_cache_folder(tmp_path, monkeypatch):
         config.reload_config()
 
 
-def test_user_setting_and_checkouts_are_left_alone():
+def test_user_setting_wins_and_checkouts_use_their_sources_folder():
     env = dict(os.environ, NUMBA_CACHE_DIR="/somewhere/else", PYTHONPATH=str(REPO))
     out = subprocess.run([sys.executable, "-c", "import optbb, os; print(os.environ['NUMBA_CACHE_DIR'])"],
                          capture_output=True, text=True, env=env, check=True).stdout.strip()
@@ -45,7 +53,7 @@ def test_user_setting_and_checkouts_are_left_alone():
     env.pop("NUMBA_CACHE_DIR")
     out = subprocess.run([sys.executable, "-c", "import optbb, os; print(os.environ.get('NUMBA_CACHE_DIR', ''))"],
                          capture_output=True, text=True, env=env, check=True, cwd=REPO).stdout.strip()
-    assert out == ""  # a checkout caches beside its sources, as Numba does by default
+    assert out == str(_numba_cache.cache_dir(REPO / "optbb"))  # a checkout too: its sources' folder
 
 
 def test_kernels_compile_once_per_argument_type():
