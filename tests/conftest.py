@@ -17,6 +17,27 @@ def shared_dir():
     return SHARED
 
 
+# CORELS's symmetry-aware maps by name (``map_type``)
+CORELS_MAPS = ("none", "prefix", "captured")
+
+
+def check_corels_every_policy_and_map(data, lam, expected, A, y, w=None):
+    """Every policy with every map certifies ``expected`` on ``data`` (antecedent matrix ``A``, labels ``y``,
+    weights ``w``), and the returned list scores that objective under the brute-force twin."""
+    from twins.corels import rule_list_objective
+    from optbb.corels import POLICIES, solve
+
+    for policy in POLICIES:
+        for map_type in CORELS_MAPS:
+            result = solve(data, lam, policy=policy, map_type=map_type)
+            assert result.status.name == "OPTIMAL"
+            assert result.objective == pytest.approx(expected, abs=1e-12), (policy, map_type)
+            prefix = [r.antecedent for r in result.model.rules]
+            score = rule_list_objective(A, y, prefix, lam, w)
+            assert score == pytest.approx(result.objective, abs=1e-12)
+            assert score == pytest.approx(expected, abs=1e-12)
+
+
 def corels_fold(i: int, with_minor: bool = False):
     from optbb.common.data import read_corels
 

@@ -7,14 +7,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import DATA, corels_fold
+from conftest import CORELS_MAPS, DATA, check_corels_every_policy_and_map, corels_fold
 from strategies import corels_problems
-from twins.corels import corels_brute_force, rule_list_objective
+from twins.corels import corels_brute_force
 from optbb.common.data import from_arrays
 from optbb.corels import ABLATIONS, POLICIES, solve
 
 GOLDEN = list(csv.DictReader(open(DATA / "corels" / "corels_propublica.csv")))
-MAPS = ("none", "prefix", "captured")
 
 
 def _golden(lam, quick_only):
@@ -51,7 +50,7 @@ def _variants():
     yield {}
     for p in POLICIES:
         yield {"policy": p}
-    for m in MAPS:
+    for m in CORELS_MAPS:
         yield {"map_type": m}
     for a in ABLATIONS:
         yield {"ablation": (a,)}
@@ -84,13 +83,7 @@ def test_brute_force_agreement_every_policy_and_map(problem):
     A, y, lam = problem
     expected, _ = corels_brute_force(A, y, lam)
     data = from_arrays(A, y)
-    for policy in POLICIES:
-        for map_type in MAPS:
-            result = solve(data, lam, policy=policy, map_type=map_type)
-            assert result.status.name == "OPTIMAL"
-            assert result.objective == pytest.approx(expected, abs=1e-12), (policy, map_type)
-            prefix = [r.antecedent for r in result.model.rules]
-            assert rule_list_objective(A, y, prefix, lam) == pytest.approx(result.objective, abs=1e-12)
+    check_corels_every_policy_and_map(data, lam, expected, A, y)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))

@@ -7,17 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import corels_fold
-from twins.corels import corels_brute_force, rule_list_objective
+from conftest import check_corels_every_policy_and_map, corels_fold
+from twins.corels import corels_brute_force
 from optbb.common.data import BinaryDataset
-from optbb.corels import POLICIES, solve
+from optbb.corels import solve
 
 _spec = importlib.util.spec_from_file_location(
     "anchors", Path(__file__).resolve().parents[1] / "benchmarks" / "anchors.py")
 anchors = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(anchors)
-
-MAPS = ("none", "prefix", "captured")
 
 
 def _deep_problem(seed: int, k: int, weighted: bool):
@@ -36,13 +34,7 @@ def test_deep_lists_agree_with_brute_force(seed, k, weighted, lam):
     expected, best = corels_brute_force(A, y, lam, sample_weight=w)
     assert len(best) >= 5  # the case reaches the depths the hypothesis tests cannot
     data = BinaryDataset(A, y, [f"a{j}" for j in range(7)], w, tuple(f"c{j}" for j in range(k)))
-    for policy in POLICIES:
-        for map_type in MAPS:
-            result = solve(data, lam, policy=policy, map_type=map_type)
-            assert result.status.name == "OPTIMAL"
-            assert result.objective == pytest.approx(expected, abs=1e-12), (policy, map_type)
-            prefix = [r.antecedent for r in result.model.rules]
-            assert rule_list_objective(A, y, prefix, lam, w) == pytest.approx(expected, abs=1e-12)
+    check_corels_every_policy_and_map(data, lam, expected, A, y, w)
 
 
 def _write(data, root: Path) -> list[Path]:

@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import CORELS_MAPS
 from twins.corels import corels_brute_force, rule_list_objective
 from optbb.common.data import BinaryDataset, from_arrays, read_corels
 from optbb.common.mining import mine_antecedents
 from optbb.corels import ABLATIONS, POLICIES, CorelsClassifier, RuleList, solve
 
-MAPS = ("none", "prefix", "captured")
 LAMBDAS = (0.0, 0.005, 0.01, 0.03, 0.05, 0.1, 0.2, 0.5)
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,7 +48,7 @@ def problems(draw, max_classes=4, weights=None):
         w = np.array(draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), dtype=np.float64)
         if w.sum() <= 0:
             w[0] = 1.0
-    options = {"policy": draw(st.sampled_from(POLICIES)), "map_type": draw(st.sampled_from(MAPS)),
+    options = {"policy": draw(st.sampled_from(POLICIES)), "map_type": draw(st.sampled_from(CORELS_MAPS)),
                "ablation": tuple(sorted(draw(st.sets(st.sampled_from(ABLATIONS)))))}
     return A, y, lam, w, k, options
 
