@@ -23,11 +23,6 @@ from pathlib import Path
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def installed_in_site_packages(package_dir: Path = _PACKAGE_DIR) -> bool:
-    """Whether the package was installed (copied) into a ``site-packages`` or ``dist-packages`` folder."""
-    return any(part in ("site-packages", "dist-packages") for part in package_dir.parts)
-
-
 def user_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/optbb/numba`` (``~/.cache/optbb/numba`` when XDG_CACHE_HOME is unset)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

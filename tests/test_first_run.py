@@ -15,12 +15,6 @@ from optbb import _numba_cache
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_site_packages_is_recognised():
-    assert _numba_cache.installed_in_site_packages(Path("/v/lib/python3.11/site-packages/optbb"))
-    assert _numba_cache.installed_in_site_packages(Path("/usr/lib/python3/dist-packages/optbb"))
-    assert not _numba_cache.installed_in_site_packages(Path("/home/me/src/optbb/optbb"))
-
-
 def test_kernels_cache_in_the_user_cache_folder_of_these_sources(tmp_path, monkeypatch):
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
