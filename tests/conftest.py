@@ -38,6 +38,16 @@ def check_corels_every_policy_and_map(data, lam, expected, A, y, w=None):
             assert score == pytest.approx(expected, abs=1e-12)
 
 
+def class_bitsets(y, k: int):
+    """uint64[k, W]: one packed bitset per class of the labels ``y`` (0..k-1), the class rows of the OSDT depth-2
+    solver's inputs."""
+    import numpy as np
+    from optbb.common.bitset import pack_rows
+
+    y = np.asarray(y)
+    return np.ascontiguousarray(pack_rows(y[None, :] == np.arange(k)[:, None]))
+
+
 def corels_fold(i: int, with_minor: bool = False):
     from optbb.common.data import read_corels
 

@@ -1,13 +1,17 @@
-"""The depth <= 2 pair-count solver against a brute force over every tree of depth <= 2 (tests/twins)."""
+"""The depth <= 2 pair-count solver and the dp search's depth <= 1 solver against a brute force over every tree of
+that depth (tests/twins)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from optbb.common.bitset import pack, pack_rows
+from conftest import class_bitsets
+from optbb.common.bitset import ones, pack, pack_rows
 from optbb.osdt import depth2 as D
+from optbb.osdt import dp as DP
+from optbb.osdt.dp_search import DPEngine
 from twins import brute_depth2 as B
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -34,7 +38,18 @@ def problems(draw, k_choices=(2, 3), dyadic=True):
 
 
 def _bits(X, y, mask, k):
-    return (np.ascontiguousarray(pack_rows(X.T)), D.class_bitsets(y, k), np.ascontiguousarray(pack(mask)))
+    return (np.ascontiguousarray(pack_rows(X.T)), class_bitsets(y, k), np.ascontiguousarray(pack(mask)))
+
+
+def _depth1(X, y, mask, lam_n):
+    """The dp search's depth <= 1 solver on the samples of ``mask`` (not empty): ``(cost, feature)``, -1 for the
+    leaf.  Its data are those samples alone: the search's equivalent-points bitsets hold for supports made of whole
+    groups of identical rows, which every support the search reaches is, and an arbitrary mask is not."""
+    data = DPEngine(X[mask], y[mask], 1.0).data
+    k = max(data.ybits.shape[0], 2)
+    S, cnt, tmp = ones(int(mask.sum())), np.zeros(k, np.int64), np.zeros(k, np.int64)
+    n, z = DP.support_counts(S, data, cnt)
+    return DP.solve_depth1(S, n, cnt, z, data, float(lam_n), tmp)
 
 
 def _check_tree(X, y, mask, k, lam_n, res, max_depth):
@@ -68,13 +83,14 @@ def test_depth2_matches_brute_force(p):
 @given(problems())
 def test_depth1_matches_brute_force(p):
     X, y, mask, k, lam_n = p
-    res = D.depth1(*_bits(X, y, mask, k), lam_n)
-    cost, leaves = B.best(X, y, mask, k, lam_n, 1)
-    assert res[0] == pytest.approx(cost, abs=1e-9)
-    assert res[1] == leaves
-    _check_tree(X, y, mask, k, lam_n, res, 1)
-    counts, totals = D.pair_counts(*_bits(X, y, mask, k))
-    assert D.depth1_from_counts(counts, totals, lam_n) == res
+    assume(mask.any())
+    cost, f = _depth1(X, y, mask, lam_n)
+    assert cost == pytest.approx(B.best(X, y, mask, k, lam_n, 1)[0], abs=1e-9)
+    if f >= 0:  # a stump on a feature that splits the support, at the cost returned
+        assert 0 < np.sum(mask & (X[:, f] == 1)) < mask.sum()
+        assert cost == pytest.approx(B.tree_errors(X, y, mask, k, (f, -1, -1)) + 2 * lam_n, abs=1e-9)
+    else:
+        assert cost == pytest.approx(B.tree_errors(X, y, mask, k, (-1, -1, -1)) + lam_n, abs=1e-9)
 
 
 @settings(max_examples=200, deadline=None)
@@ -117,18 +133,16 @@ def test_pair_counts_and_sibling_subtraction(p):
     # the child x_0 = 1 and its sibling x_0 = 0, the latter by subtraction only
     child = mask & (X[:, 0] == 1)
     cc, ct = D.pair_counts(xb, yb, np.ascontiguousarray(pack(child)))
-    sc, stot = D.sibling_counts(counts, totals, cc, ct)
+    sc, stot = counts - cc, totals - ct
     dc, dt = D.pair_counts(xb, yb, np.ascontiguousarray(pack(mask & (X[:, 0] == 0))))
     np.testing.assert_array_equal(sc, dc)
     np.testing.assert_array_equal(stot, dt)
     assert D.depth2_from_counts(sc, stot, lam_n) == D.depth2(xb, yb, np.ascontiguousarray(pack(mask & (X[:, 0] == 0))),
                                                             lam_n)
     f = int(X.shape[1] - 1)
-    lc, lt, rc, rt = D.split_counts(xb, yb, sb, counts, totals, f)
-    bufs = (np.full_like(counts, 7), np.full_like(totals, 7), np.full_like(counts, 7), np.full_like(totals, 7))
-    D.split_counts_into(xb, yb, sb, counts, totals, f, *bufs)
-    for got, want in zip(bufs, (lc, lt, rc, rt)):
-        np.testing.assert_array_equal(got, want)
+    lc, lt, rc, rt = (np.full_like(counts, 7), np.full_like(totals, 7), np.full_like(counts, 7),
+                      np.full_like(totals, 7))  # filled, whatever they held before
+    D.split_counts_into(xb, yb, sb, counts, totals, f, lc, lt, rc, rt)
     for side, (tc, tt) in ((0, (lc, lt)), (1, (rc, rt))):
         ec, et = D.pair_counts(xb, yb, np.ascontiguousarray(pack(mask & (X[:, f] == side))))
         np.testing.assert_array_equal(tc, ec)
@@ -154,21 +168,19 @@ def test_leaf_label_tie_rule_matches_the_leaf_set_search():
         y = rng.integers(0, 2, n).astype(np.uint8)
         _, err, label, _ = _leaf_counts(X, y, ())
         counts = np.bincount(y, minlength=2).astype(np.int64)
-        assert D.leaf_label(counts) == label
+        assert DP.majority(counts) == (label, err)
         assert D.leaf_errors(counts) == err
-    assert D.leaf_label(np.array([2, 2], dtype=np.int64)) == 1
-    assert D.leaf_label(np.array([3, 3, 1], dtype=np.int64)) == 1
-    assert D.leaf_label(np.array([3, 3, 3], dtype=np.int64)) == 2
-    assert D.leaf_label(np.array([4, 1, 3], dtype=np.int64)) == 0
+    for counts, label in (([2, 2], 1), ([3, 3, 1], 1), ([3, 3, 3], 2), ([4, 1, 3], 0)):
+        assert DP.majority(np.array(counts, dtype=np.int64))[0] == label
 
 
 def test_constant_features_and_degenerate_supports():
     X = np.array([[0, 1, 1], [0, 1, 0], [0, 1, 1], [0, 1, 0]], dtype=np.uint8)  # features 0, 1 constant
     y = np.array([1, 0, 1, 0])
-    xb, yb = np.ascontiguousarray(pack_rows(X.T)), D.class_bitsets(y, 2)
+    xb, yb = np.ascontiguousarray(pack_rows(X.T)), class_bitsets(y, 2)
     full = np.ascontiguousarray(pack(np.ones(4, bool)))
     assert D.depth2(xb, yb, full, 0.0) == (0.0, 2, 2, -1, -1)
-    assert D.depth1(xb, yb, full, 0.5) == (1.0, 2, 2, -1, -1)
+    assert _depth1(X, y, np.ones(4, bool), 0.5) == (1.0, 2)
     assert D.depth2(xb, yb, full, 2.5) == (4.5, 1, -1, -1, -1)  # 2 errors + one leaf beats 0 errors + two
     const = np.ascontiguousarray(pack(np.array([1, 0, 1, 0], bool)))  # feature 2 is constant here too
     assert D.depth2(xb, yb, const, 0.0) == (0.0, 1, -1, -1, -1)
@@ -176,7 +188,6 @@ def test_constant_features_and_degenerate_supports():
     assert D.depth2(xb, yb, mixed, 0.0) == (0.0, 2, 2, -1, -1)
     empty = np.zeros_like(full)
     assert D.depth2(xb, yb, empty, 1.5) == (1.5, 1, -1, -1, -1)
-    assert D.depth1(xb, yb, empty, 1.5) == (1.5, 1, -1, -1, -1)
 
 
 def test_many_words_and_sparse_supports():
@@ -210,21 +221,13 @@ def test_agrees_with_the_leaf_set_search_at_depth_two():
         assert mine[0] / n == pytest.approx(res.objective, abs=1e-9)
 
 
-def test_class_bitsets_rejects_bad_labels():
-    with pytest.raises(ValueError, match="class indices"):
-        D.class_bitsets(np.array([0, -1, 1]))
-    with pytest.raises(ValueError, match="1-D"):
-        D.class_bitsets(np.zeros((2, 2), dtype=np.int64))
-
-
 def test_depth3_from_depth2_children_reproduces_the_published_vote_optimum():
-    """A root split over two depth-2 subtrees (tables by split_counts) gives the published depth-3 optimum."""
+    """A root split over two depth-2 subtrees (tables by split_counts_into) gives the published depth-3 optimum."""
     from conftest import DATA
-    from optbb.common.bitset import ones
     from optbb.datasets.dl import DL_OPTIMA, load_dl
 
     data = load_dl(DATA / "dl" / "vote.txt.gz")
-    xb, yb, s = np.ascontiguousarray(data.bits), D.class_bitsets(data.y.astype(np.int64), 2), ones(data.n_samples)
+    xb, yb, s = np.ascontiguousarray(data.bits), class_bitsets(data.y.astype(np.int64), 2), ones(data.n_samples)
     counts, totals = D.pair_counts(xb, yb, s)
     best = D.depth2_from_counts(counts, totals, 0.0)[0]
     assert best == DL_OPTIMA["vote"][0]

@@ -19,6 +19,7 @@ from optbb.osdt import OSDTClassifier, Tree, solve
 from optbb.osdt import depth2 as D2
 from optbb.osdt.dp_search import fixed_point_weights, solve_dp, weight_layers
 from twins.brute_trees import optimal_objective
+from conftest import class_bitsets
 
 QUICK = settings(max_examples=160, deadline=None, suppress_health_check=list(HealthCheck))
 SLOW = settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
@@ -195,7 +196,7 @@ def test_depth2_weighted_counts_and_solver(seed, k):
     lam_n = float(rng.integers(0, 8) * q.mean())
     rows = np.repeat(np.arange(n)[mask], q[mask])
     Xr, yr = X[rows], y[rows]
-    ref = D2.depth2(np.ascontiguousarray(pack_rows(Xr.T)), D2.class_bitsets(yr, k),
+    ref = D2.depth2(np.ascontiguousarray(pack_rows(Xr.T)), class_bitsets(yr, k),
                     np.ascontiguousarray(pack(np.ones(len(rows), bool))), lam_n) if len(rows) else None
     got = D2.depth2(xb, yb, sb, lam_n, mult)
     if ref is not None:

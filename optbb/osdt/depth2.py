@@ -1,4 +1,4 @@
-"""Optimal subtrees of depth <= 2 (and <= 1) read from feature-pair class counts instead of a search.
+"""Optimal subtrees of depth <= 2 read from feature-pair class counts instead of a search.
 
 The terminal case of the dynamic-programming OSDT search: a subproblem (a support bitset) with a depth budget of
 two splits is solved exactly from counts, the idea of MurTree's specialised algorithm for trees of depth two
@@ -27,24 +27,20 @@ Conventions
 * "left" is the branch where the root feature is 0, "right" the branch where it is 1.
 * Ties between trees: smallest cost first, then fewest leaves, then smallest root feature, then smallest child
   feature (and for three leaves, a split on the left child before one on the right).
-* Leaf labels (:func:`leaf_label`): the most frequent class; among equally frequent classes the LARGEST class
-  index.  For two classes this is exactly the leaf-set search's rule (label 1 if ``pos >= n - pos``, so a tie
-  predicts 1).  Errors do not depend on the tie rule.
+* Only errors are computed here; a leaf's label (the most frequent class, ties to the largest index) is
+  :func:`optbb.osdt.dp.majority`'s, and errors do not depend on the tie rule.
 
 Signatures (all ``@njit(cache=True)``; arrays C-contiguous)
 -----------------------------------------------------------
 ``pair_counts(xbits, ybits, support, mode=AUTO) -> (counts, totals)``
-    ``xbits``: uint64[m, W] feature bitsets; ``ybits``: uint64[k, W] one bitset per class (k >= 2, disjoint;
-    :func:`class_bitsets` builds it from labels 0..k-1); ``support``: uint64[W].  ``counts``: int64[k, m, m]
+    ``xbits``: uint64[m, W] feature bitsets; ``ybits``: uint64[k, W] one bitset per class (k >= 2, disjoint);
+    ``support``: uint64[W].  ``counts``: int64[k, m, m]
     with ``counts[c, f, f] = n_c(f)`` and ``counts[c, f, g] = counts[c, g, f] = n_c(f, g)``; ``totals``:
     int64[k] with ``totals[c] = n_c``.  ``mode``: ``WORDS`` counts over the support's non-empty words,
     ``GATHER`` first packs the support's samples densely (cheaper for sparse supports), ``AUTO`` picks by cost.
-``sibling_counts(parent_counts, parent_totals, child_counts, child_totals) -> (counts, totals)``
-    The table of ``parent minus child`` (the sibling's support), by subtraction, with no popcount.
-``split_counts(xbits, ybits, support, counts, totals, f) -> (left, left_totals, right, right_totals)``
-    Both children's tables of a split on ``f``, counting only the smaller child.  ``split_counts_into(...,
-    f, left, left_totals, right, right_totals)`` writes into caller-owned buffers instead (tables of a few MB
-    cost more to allocate than to fill).
+``split_counts_into(xbits, ybits, support, counts, totals, f, left, left_totals, right, right_totals)``
+    Both children's tables of a split on ``f`` into caller-owned buffers (tables of a few MB cost more to
+    allocate than to fill), counting only the smaller child: the other is the parent's table minus it.
 ``accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign)``
     In place: add (``sign = 1``) or remove (``-1``) the counts of the samples in ``rows`` (for tables of
     similar supports).
@@ -58,9 +54,6 @@ Signatures (all ``@njit(cache=True)``; arrays C-contiguous)
 ``depth2(xbits, ybits, support, lam_n) -> (cost, n_leaves, f_root, f_left, f_right)``
     Optimal subtree of depth <= 2.  ``cost``: float64; the rest int64; ``-1`` means "no split" (a leaf has
     ``f_root = f_left = f_right = -1``; a stump ``f_left = f_right = -1``).
-``depth1_from_counts(counts, totals, lam_n)``, ``depth1(xbits, ybits, support, lam_n)``
-    The same tuple for depth <= 1 (a leaf or a stump); they need only the diagonal ``counts[c, f, f]``
-    (``single_counts`` computes only that).
 The errors of the returned tree are ``round(cost - lam_n * n_leaves)``, exactly ``depth2_table(...)[n_leaves, 0]``.
 
 Sample weights (integer, in weight layers)
@@ -70,7 +63,6 @@ row ``c * L + l`` holding the samples of class ``c`` in weight layer ``l``, and 
 ``sum_l mult[l] * popcount(... & ybits[c * L + l])``.  Without ``mult`` (``L = 1``) a count is a popcount.  The
 counts stay int64 and exact, so the solver, its tie rules and its guarantees are those of the repeated-rows problem
 (``optbb.osdt.dp_search.weight_layers`` builds the layers).
-``leaf_label(class_counts) -> label`` and ``leaf_errors(class_counts) -> errors`` for one leaf; ``NO_SPLIT = -1``.
 """
 from __future__ import annotations
 
@@ -81,7 +73,6 @@ from numba.extending import overload
 from ..common.bitset import popcount64
 from ..common.jit import njit
 
-NO_SPLIT = -1
 _INF = np.int64(1) << np.int64(62)
 
 
@@ -96,18 +87,6 @@ def leaf_errors(class_counts):
         if v > best:
             best = v
     return tot - best
-
-
-@njit(cache=True)
-def leaf_label(class_counts):
-    """Majority class of a leaf; ties go to the largest class index (two classes: label 1 iff ``pos >= n - pos``)."""
-    best = np.int64(-1)
-    lab = 0
-    for c in range(class_counts.shape[0]):
-        if class_counts[c] >= best:
-            best = class_counts[c]
-            lab = c
-    return lab
 
 
 AUTO, WORDS, GATHER = 0, 1, 2  # how pair counting restricts the data to the support
@@ -269,23 +248,9 @@ def pair_counts(xbits, ybits, support, mode=AUTO, mult=None):
 
 
 @njit(cache=True)
-def split_counts(xbits, ybits, support, counts, totals, f, mult=None):
-    """Count tables of the two children of a split on ``f``: ``(left, left_totals, right, right_totals)``.
-
-    Only the smaller child is counted; the other is the parent's table minus it.  ``left`` is the side
-    ``x_f = 0``.  :func:`split_counts_into` does the same into caller-owned buffers (no allocation).
-    """
-    left = np.empty_like(counts)
-    right = np.empty_like(counts)
-    left_t = np.empty_like(totals)
-    right_t = np.empty_like(totals)
-    split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t, mult)
-    return left, left_t, right, right_t
-
-
-@njit(cache=True)
 def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t, mult=None):
-    """:func:`split_counts` writing into ``left``/``right`` (shape of ``counts``) and ``left_t``/``right_t``."""
+    """Count tables of the two children of a split on ``f`` into ``left`` (the side ``x_f = 0``) and ``right``
+    (shape of ``counts``) and their totals into ``left_t`` and ``right_t``; only the smaller child is counted."""
     nw = support.shape[0]
     one = np.empty(nw, dtype=np.uint64)
     zero = np.empty(nw, dtype=np.uint64)
@@ -325,12 +290,6 @@ def _difference_into(out, out_t, a, a_t, b, b_t):
         fo[i] = fa[i] - fb[i]
     for c in range(out_t.shape[0]):
         out_t[c] = a_t[c] - b_t[c]
-
-
-@njit(cache=True)
-def sibling_counts(parent_counts, parent_totals, child_counts, child_totals):
-    """Counts on ``parent \\ child`` (``child`` a subset of ``parent``) by subtraction."""
-    return parent_counts - child_counts, parent_totals - child_totals
 
 
 @njit(cache=True)
@@ -478,86 +437,3 @@ def depth2(xbits, ybits, support, lam_n, mult=None):
     """Optimal depth <= 2 subtree of ``support``: ``(cost, n_leaves, f_root, f_left, f_right)``."""
     counts, totals = pair_counts(xbits, ybits, support, AUTO, mult)
     return depth2_from_counts(counts, totals, lam_n)
-
-
-@njit(cache=True)
-def depth1_table(counts, totals):
-    """Rows 1 and 2 of :func:`depth2_table` (a leaf and the best stump), from the diagonal counts only."""
-    k = totals.shape[0]
-    m = counts.shape[1]
-    best = np.full((5, 4), -1, dtype=np.int64)
-    best[1, 0] = leaf_errors(totals)
-    if best[1, 0] == 0:
-        return best
-    n = np.int64(0)
-    for c in range(k):
-        n += totals[c]
-    for f in range(m):
-        nf = np.int64(0)
-        big1 = np.int64(0)
-        big0 = np.int64(0)
-        for c in range(k):
-            a = counts[c, f, f]
-            b = totals[c] - a
-            nf += a
-            if a > big1:
-                big1 = a
-            if b > big0:
-                big0 = b
-        if nf == 0 or nf == n:
-            continue
-        _put(best, 2, n - big1 - big0, f, -1, -1)
-    return best
-
-
-@njit(cache=True)
-def depth1_from_counts(counts, totals, lam_n):
-    """Optimal depth <= 1 subtree (a leaf or a stump) from a count table."""
-    return _choose(depth1_table(counts, totals), lam_n, 2)
-
-
-@njit(cache=True)
-def single_counts(xbits, ybits, support, mult=None):
-    """Only the diagonal of :func:`pair_counts` (enough for depth <= 1); off-diagonal entries stay zero."""
-    layers = _layer_weights(mult)
-    m = xbits.shape[0]
-    L = layers.shape[0]
-    k = ybits.shape[0] // L
-    nw = support.shape[0]
-    counts = np.zeros((k, m, m), dtype=np.int64)
-    totals = np.zeros(k, dtype=np.int64)
-    for r in range(ybits.shape[0]):
-        c = r // L
-        wt = layers[r - c * L]
-        s = np.int64(0)
-        for j in range(nw):
-            s += popcount64(ybits[r, j] & support[j])
-        totals[c] += wt * s
-        for f in range(m):
-            s = np.int64(0)
-            for j in range(nw):
-                s += popcount64(xbits[f, j] & ybits[r, j] & support[j])
-            counts[c, f, f] += wt * s
-    return counts, totals
-
-
-@njit(cache=True)
-def depth1(xbits, ybits, support, lam_n, mult=None):
-    """Optimal depth <= 1 subtree of ``support``: ``(cost, n_leaves, f_root, -1, -1)``."""
-    counts, totals = single_counts(xbits, ybits, support, mult)
-    return depth1_from_counts(counts, totals, lam_n)
-
-
-def class_bitsets(y: np.ndarray, n_classes: int | None = None) -> np.ndarray:
-    """uint64[k, W]: one packed bitset per class of the integer labels ``y`` (0..k-1)."""
-    from ..common.bitset import pack_rows
-
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-D, got shape {y.shape}")
-    if y.size and (y.min() < 0 or not np.issubdtype(y.dtype, np.integer)):
-        raise ValueError("y must hold class indices 0..k-1")
-    k = int(y.max(initial=0)) + 1 if n_classes is None else int(n_classes)
-    if k < 2:
-        k = 2
-    return np.ascontiguousarray(pack_rows(y[None, :] == np.arange(k)[:, None]))
