@@ -158,20 +158,23 @@ def test_pair_counts_and_sibling_subtraction(p):
     np.testing.assert_array_equal(ut, et)
 
 
-def test_leaf_label_tie_rule_matches_the_leaf_set_search():
-    from optbb.osdt.search import _leaf_counts
+def test_kernel_label_rule_matches_the_models():
+    """The label and errors of a leaf in the kernels (``majority_class``, ties to the largest label) are those the
+    returned trees carry (``leaf_stats``)."""
+    from optbb.common.bounds import majority_class
+    from optbb.osdt.dp_search import leaf_stats
 
     rng = np.random.default_rng(3)
     for _ in range(200):
-        n = int(rng.integers(1, 12))
+        n, k = int(rng.integers(1, 12)), int(rng.integers(2, 4))
         X = rng.integers(0, 2, (n, 2)).astype(np.uint8)
-        y = rng.integers(0, 2, n).astype(np.uint8)
-        _, err, label, _ = _leaf_counts(X, y, ())
-        counts = np.bincount(y, minlength=2).astype(np.int64)
-        assert DP.majority(counts) == (label, err)
-        assert D.leaf_errors(counts) == err
+        y = rng.integers(0, k, n)
+        label, _, _, _, errors = leaf_stats(X, y, [()], k)[0]
+        counts = np.bincount(y, minlength=k).astype(np.int64)
+        assert majority_class(counts) == (label, errors)
+        assert D.leaf_errors(counts) == errors
     for counts, label in (([2, 2], 1), ([3, 3, 1], 1), ([3, 3, 3], 2), ([4, 1, 3], 0)):
-        assert DP.majority(np.array(counts, dtype=np.int64))[0] == label
+        assert majority_class(np.array(counts, dtype=np.int64))[0] == label
 
 
 def test_constant_features_and_degenerate_supports():

@@ -28,7 +28,7 @@ Conventions
 * Ties between trees: smallest cost first, then fewest leaves, then smallest root feature, then smallest child
   feature (and for three leaves, a split on the left child before one on the right).
 * Only errors are computed here; a leaf's label (the most frequent class, ties to the largest index) is
-  :func:`optbb.osdt.dp.majority`'s, and errors do not depend on the tie rule.
+  :func:`optbb.common.bounds.majority_class`'s, and errors do not depend on the tie rule.
 
 Signatures (all ``@njit(cache=True)``; arrays C-contiguous)
 -----------------------------------------------------------

@@ -40,6 +40,7 @@ from numba import types
 from numba.extending import overload
 
 from ..common.bitset import hash_words, popcount64
+from ..common.bounds import majority_class
 from ..common.hashtable import ht_find, ht_put
 from ..common.jit import njit
 from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
@@ -89,18 +90,6 @@ T_PARENT, T_LEFT, T_RIGHT = range(3)
 # ----------------------------------------------------------------------------------------------------------------
 # counting
 # ----------------------------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def majority(cnt):
-    """``(label, errors)`` of a majority-vote leaf over class counts ``cnt``; ties go to the largest label (for two
-    classes: a tie predicts 1, as the leaf-set search and the reference OSDT do)."""
-    best, lab, n = -1, 0, 0
-    for c in range(cnt.shape[0]):
-        n += cnt[c]
-        if cnt[c] >= best:
-            best, lab = cnt[c], c
-    return lab, n - best
 
 
 def word_weight(w, bits, row0, i, mult):
@@ -227,7 +216,7 @@ def similar_support_bound(lb_known, n_differing):
 @njit(cache=True)
 def solve_depth1(S, n, cnt, z, data, lam_n, tmp):
     """Exact optimum over trees of depth <= 1 on support ``S``: ``(cost, feature)``, feature -1 for the leaf."""
-    _, e = majority(cnt)
+    _, e = majority_class(cnt)
     best, bf = e + lam_n, -1
     if leaf_is_exact(e, z, lam_n) or z + 2.0 * lam_n >= best:
         return best, bf
@@ -347,7 +336,7 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
     d, UB = fi[k, FR_D], fv[k, FV_UB]
     cnt, tmp = stk.cnt[k, CNT], stk.cnt[k, TMP]
     n, z = support_counts(S, data, cnt)
-    _, e = majority(cnt)
+    _, e = majority_class(cnt)
     leaf = e + lam_n
     st[S_NODES] += 1
     if d == 3 and st[S_TFRAME] == k:
@@ -401,8 +390,8 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
         for c in range(K):
             tmp2[c] = cnt[c] - tmp[c]
         n0, z0 = n - n1, z - z1
-        _, e1 = majority(tmp)
-        _, e0 = majority(tmp2)
+        _, e1 = majority_class(tmp)
+        _, e0 = majority_class(tmp2)
         if split_is_inaccurate(n0, e0, lam_n) or split_is_inaccurate(n1, e1, lam_n):
             continue
         ex0 = cd == 0 or leaf_is_exact(e0, z0, lam_n)

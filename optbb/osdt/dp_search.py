@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 
 from ..common.bitset import n_words, pack_rows
-from ..common.bounds import objective_value
+from ..common.bounds import majority_class, objective_value
 from ..common.equivalence import equivalence_classes
 from ..common import driver
 from ..common.growth import grow
@@ -301,7 +301,7 @@ class DPEngine:
             if phase == D.OPEN:
                 cnt = np.zeros(self.k, np.int64)
                 _, z = D.support_counts(stk.bits[k, D.SUP], self.data, cnt)
-                v = min(D.lookahead_bound(D.majority(cnt)[1], z, self.lam_n), float(stk.fv[k, D.FV_UB]))
+                v = min(D.lookahead_bound(majority_class(cnt)[1], z, self.lam_n), float(stk.fv[k, D.FV_UB]))
             else:
                 v = float(stk.fv[k, D.FV_BEST])
                 j0 = int(stk.fi[k, D.FR_CURSOR])
@@ -358,7 +358,7 @@ class DPEngine:
     def _leaf_cost(self, S: np.ndarray) -> float:
         cnt = np.zeros(self.k, np.int64)
         D.support_counts(S, self.data, cnt)
-        return float(D.majority(cnt)[1] + self.lam_n)
+        return float(majority_class(cnt)[1] + self.lam_n)
 
     def _greedy_tree(self, S: np.ndarray, d: int):
         """``(cost, build)`` of a CART tree fitted on the samples of ``S`` (depth <= ``d``), or None."""
@@ -434,7 +434,7 @@ class DPEngine:
         data, lam_n = self.data, self.lam_n
         cnt, tmp = np.zeros(self.k, np.int64), np.zeros(self.k, np.int64)
         n, z = D.support_counts(S, data, cnt)
-        _, e = D.majority(cnt)
+        _, e = majority_class(cnt)
         if d == 0 or D.leaf_is_exact(e, z, lam_n):
             return [path]
         if d == 1 or e - z <= 2.0 * lam_n:

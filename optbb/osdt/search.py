@@ -27,7 +27,7 @@ from . import kernel as K
 from .bounds import a_priori_leaf_bound
 from .initial_tree import cart_warm_start
 from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena, OsdtData
-from .dp_search import leaf_stats, make_tree
+from .dp_search import make_tree
 from .model import Tree
 
 POLICIES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "entropy": ENTROPY,
@@ -63,12 +63,6 @@ def check_options(policy, ablation, initial_tree, max_depth, max_leaves, upper_b
                                       "search": search},
                  "optbb.osdt.solve")
     return (ablation,) if isinstance(ablation, str) else tuple(ablation)
-
-
-def _leaf_counts(X, y, leaf):
-    """``(samples, errors, label, class counts)`` of one leaf as the leaf-set search's trees count it."""
-    label, n, errors, counts, _ = leaf_stats(X, y, [leaf], 2)[0]
-    return n, errors, label, counts
 
 
 def _decode_leaf(key_row: np.ndarray, kw: int, n_features: int):
