@@ -110,18 +110,19 @@ def _minority(X, y, w, rows):
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
 @given(support_pairs())
 def test_subproblem_bounds_hold_against_brute_force(problem):
-    """The bounds of ``dp`` never exceed the optimum of the support they bound: similar support (OSDT Thm F.1),
+    """The dp search's bounds never exceed the optimum of the support they bound: similar support (OSDT Thm F.1),
     one-step lookahead (Lemma 3.2 with Thm B.2), and a leaf declared exact (Thm 3.3, Thm B.2) is optimal."""
-    from optbb.osdt import dp as D
+    from optbb.osdt import bounds as OB
 
     X, y, w, A, B, lam_n = problem
     opt_a, opt_b = _subproblem_optimum(X, y, w, A, lam_n), _subproblem_optimum(X, y, w, B, lam_n)
-    assert D.similar_support_bound(opt_a, float(w[A ^ B].sum())) <= opt_b + 1e-9
+    assert OB.similar_support_bound(opt_a, float(w[A ^ B].sum())) <= opt_b + 1e-9
     counts = np.bincount(y[B], weights=w[B], minlength=3) if B.any() else np.zeros(3)
     errors, z = float(counts.sum() - counts.max()), _minority(X, y, w, B)
-    assert D.lookahead_bound(errors, z, lam_n) <= opt_b + 1e-9
-    if D.leaf_is_exact(errors, z, lam_n):
+    assert OB.lookahead_bound(errors, z, lam_n) <= opt_b + 1e-9
+    if OB.leaf_is_exact(errors, z, lam_n):
         assert opt_b == pytest.approx(errors + lam_n, abs=1e-9)
+
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**6), st.sampled_from([0.02, 0.05, 0.1]), st.sampled_from([None, 2, 3]))

@@ -42,6 +42,38 @@ def leaf_accuracy_too_small(n_captured, errors, lam_n):
     return n_captured - errors <= lam_n
 
 
+@njit(cache=True)
+def leaf_is_exact(errors, z, lam_n):
+    """The leaf is an optimal subtree (dynamic-programming search) when splitting cannot pay for itself:
+    :func:`leaf_is_dead` (OSDT Thm 3.3 in the reference code's form) or ``errors == z``, the equivalent-points
+    minority (OSDT Thm B.2: no tree makes fewer mistakes on this support)."""
+    return leaf_is_dead(errors, lam_n) or errors == z
+
+
+@njit(cache=True)
+def lookahead_bound(errors, z, lam_n):
+    """Lower bound on the optimal subtree of a support, in error units: the leaf, or a split, which has at least 2
+    leaves and at least the equivalent-points minority ``z`` of mistakes (OSDT Lemma 3.2, one-step lookahead, with
+    Thm B.2)."""
+    return min(errors + lam_n, z + 2.0 * lam_n)
+
+
+@njit(cache=True)
+def incremental_accuracy_bound(lb0, lb1, s0, s1):
+    """Incremental accuracy (OSDT Thm 3.4) as a bound: when :func:`split_needs_refinement` holds, one child must
+    split, so the split costs at least ``min(s0 + lb1, lb0 + s1)``, ``lb`` the bound of a child and ``s`` its split
+    bound (``inf`` if it cannot split)."""
+    return min(s0 + lb1, lb0 + s1)
+
+
+@njit(cache=True)
+def similar_support_bound(lb_known, n_differing):
+    """Similar support bound (OSDT Thm F.1, Eq. 19; GOSDT): a tree for support ``A`` applied to ``B`` changes the
+    cost by at most one mistake per sample in the symmetric difference, so ``opt(B) >= lb(A) - |A xor B|`` (with
+    weights: the weight of the symmetric difference)."""
+    return lb_known - n_differing
+
+
 @njit(cache=True, inline="always")
 def entry_bound(unchanged_errors, split_b0, n_leaves, n_split, n_samples, lam, lookahead, equivalent_points):
     """Bound used to prune a queue entry (a tree plus the leaves it will split).
@@ -66,8 +98,7 @@ def entry_bound(unchanged_errors, split_b0, n_leaves, n_split, n_samples, lam, l
 @njit(cache=True)
 def split_floor(lid, data, leaves, lam_n, equivalent_points):
     """Lower bound, in error units with ``lambda N`` per leaf, on the cost of any subtree that splits leaf ``lid``
-    (a two-level lookahead): it splits on some feature ``f``, and each side either stays a leaf (its errors plus
-    ``lambda N``) or is split again (at least its equivalent-points minority plus ``2 lambda N``).  Never below
+    (a two-level lookahead): it splits on some feature ``f``, and each side is bounded by :func:`lookahead_bound`.  Never below
     ``b0 + 2 lambda N``, the one-step lookahead with equivalent points.  ``inf`` when no feature is left."""
     xbits, ybits, zbits = data.x, data.y, data.z
     cap, key, n_cap, b0 = leaves.captured, leaves.key, leaves.n_captured, leaves.b0
@@ -84,7 +115,7 @@ def split_floor(lid, data, leaves, lam_n, equivalent_points):
         z0 = nb0 - z1 if equivalent_points else 0
         _, e1 = majority_errors(p1, n1)
         _, e0 = majority_errors(npos - p1, n - n1)
-        v = min(e0 + lam_n, z0 + 2 * lam_n) + min(e1 + lam_n, z1 + 2 * lam_n)
+        v = lookahead_bound(e0, z0, lam_n) + lookahead_bound(e1, z1, lam_n)
         if v < best:
             best = v
     return best

@@ -10,13 +10,14 @@ The search is a depth-first branch and bound over that recursion with an upper b
 only for a tree cheaper than ``parent best - lower bound of its sibling``), memoised in an open-addressing table
 keyed by the support's words plus the depth budget.  A memo entry holds a lower bound, an upper bound and the best
 split; a subproblem is closed (solved) when its lower bound reaches its upper bound.  A failed child (nothing below
-the bound asked) leaves a lower bound that later visits reuse.  Bounds per subproblem, each with its source:
+the bound asked) leaves a lower bound that later visits reuse.  Bounds per subproblem, each with its source, all
+in :mod:`optbb.osdt.bounds` (one home with the leaf-set search's):
 
-* leaf / split floor: :func:`leaf_is_exact` (OSDT Thm 3.3 in its strengthened code form, and Thm B.2);
-* one-step lookahead with equivalent points: :func:`lookahead_bound` (OSDT Lemma 3.2 + Thm B.2);
-* leaf accurate support: :func:`split_is_inaccurate` (OSDT Thm 3.5);
-* incremental accuracy: :func:`incremental_accuracy_bound` (OSDT Thm 3.4);
-* similar support: :func:`similar_support_bound` (OSDT Thm F.1; GOSDT, Lin et al. 2020, Thm "similar support");
+* leaf / split floor: ``leaf_is_exact`` (OSDT Thm 3.3 in its strengthened code form, and Thm B.2);
+* one-step lookahead with equivalent points: ``lookahead_bound`` (OSDT Lemma 3.2 + Thm B.2);
+* leaf accurate support: ``leaf_accuracy_too_small`` (OSDT Thm 3.5);
+* incremental accuracy: ``split_needs_refinement`` and ``incremental_accuracy_bound`` (OSDT Thm 3.4);
+* similar support: ``similar_support_bound`` (OSDT Thm F.1; GOSDT, Lin et al. 2020, Thm "similar support");
 * small subproblems: a tree cheaper than a leaf has fewer than ``(errors - minority) / lambda N + 1`` leaves (OSDT
   Thm C.1 applied to the subproblem), so one with at most 3 leaves has depth <= 2 and goes to the depth-2 solver
   (:func:`optbb.osdt.depth2.depth2`, pair counts), as does every subproblem with a depth budget of 2.
@@ -43,6 +44,8 @@ from ..common.bitset import hash_words, popcount64
 from ..common.bounds import majority_class
 from ..common.hashtable import ht_find, ht_put
 from ..common.jit import njit
+from .bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
+                     similar_support_bound, split_needs_refinement)
 from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
 
 UNLIMITED = 1 << 30  # depth budget without max_depth
@@ -162,50 +165,6 @@ def split_into(out, S, xf, value):
     else:
         for i in range(S.shape[0]):
             out[i] = S[i] & ~xf[i]
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# bounds (error units: errors + lambda N per leaf)
-# ----------------------------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def leaf_is_exact(errors, z, lam_n):
-    """The leaf is an optimal subtree when splitting cannot pay for itself: ``errors <= lambda N`` (OSDT Thm 3.3 in
-    the reference code's form: a split removes at most ``errors`` mistakes and adds a leaf) or ``errors == z``, the
-    equivalent-points minority (OSDT Thm B.2: no tree makes fewer mistakes on this support)."""
-    return errors <= lam_n or errors == z
-
-
-@njit(cache=True)
-def lookahead_bound(errors, z, lam_n):
-    """Lower bound on the optimum of a support: the leaf, or a split, which has at least 2 leaves and at least the
-    equivalent-points minority ``z`` of mistakes (OSDT Lemma 3.2, one-step lookahead, with Thm B.2)."""
-    return min(errors + lam_n, z + 2.0 * lam_n)
-
-
-@njit(cache=True)
-def split_is_inaccurate(n_child, errors_child, lam_n):
-    """Leaf accurate support (OSDT Thm 3.5): in a fewest-leaves optimal tree every leaf classifies more than
-    ``lambda N`` samples correctly, and a leaf below a child classifies at most the child's majority count
-    correctly, so a split with a child whose majority count is ``<= lambda N`` is never needed."""
-    return n_child - errors_child <= lam_n
-
-
-@njit(cache=True)
-def incremental_accuracy_bound(lb0, lb1, s0, s1):
-    """Incremental accuracy (OSDT Thm 3.4): when the split gains at most ``lambda N`` over the parent leaf, keeping
-    both children as leaves never beats the parent leaf, so one child must split: the split costs at least
-    ``min(s0 + lb1, lb0 + s1)``, ``s`` the split bound of a child (``inf`` if it cannot split)."""
-    return min(s0 + lb1, lb0 + s1)
-
-
-@njit(cache=True)
-def similar_support_bound(lb_known, n_differing):
-    """Similar support bound (OSDT Thm F.1, Eq. 19; GOSDT): a tree for support ``A`` applied to ``B`` changes the
-    cost by at most one mistake per sample in the symmetric difference, so ``opt(B) >= lb(A) - |A xor B|`` (with
-    weights: the weight of the symmetric difference)."""
-    return lb_known - n_differing
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -392,7 +351,7 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
         n0, z0 = n - n1, z - z1
         _, e1 = majority_class(tmp)
         _, e0 = majority_class(tmp2)
-        if split_is_inaccurate(n0, e0, lam_n) or split_is_inaccurate(n1, e1, lam_n):
+        if leaf_accuracy_too_small(n0, e0, lam_n) or leaf_accuracy_too_small(n1, e1, lam_n):
             continue
         ex0 = cd == 0 or leaf_is_exact(e0, z0, lam_n)
         ex1 = cd == 0 or leaf_is_exact(e1, z1, lam_n)
@@ -412,7 +371,7 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
                 if c >= 0:
                     lb1 = max(lb1, min(memo.lb[c], memo.ub[c]))
         lbf = lb0 + lb1
-        if e - e0 - e1 <= lam_n:
+        if split_needs_refinement(e, e0, e1, lam_n):
             lbf = max(lbf, incremental_accuracy_bound(lb0, lb1, sp0, sp1))
         if lbf >= UB:
             minskip = min(minskip, lbf)

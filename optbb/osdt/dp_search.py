@@ -29,6 +29,7 @@ from ..common.limits import Limits
 from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
 from . import dp as D
+from .bounds import leaf_is_exact, lookahead_bound
 from .depth2 import depth2
 from .initial_tree import cart_warm_start
 from .model import Tree
@@ -301,7 +302,7 @@ class DPEngine:
             if phase == D.OPEN:
                 cnt = np.zeros(self.k, np.int64)
                 _, z = D.support_counts(stk.bits[k, D.SUP], self.data, cnt)
-                v = min(D.lookahead_bound(majority_class(cnt)[1], z, self.lam_n), float(stk.fv[k, D.FV_UB]))
+                v = min(lookahead_bound(majority_class(cnt)[1], z, self.lam_n), float(stk.fv[k, D.FV_UB]))
             else:
                 v = float(stk.fv[k, D.FV_BEST])
                 j0 = int(stk.fi[k, D.FR_CURSOR])
@@ -435,7 +436,7 @@ class DPEngine:
         cnt, tmp = np.zeros(self.k, np.int64), np.zeros(self.k, np.int64)
         n, z = D.support_counts(S, data, cnt)
         _, e = majority_class(cnt)
-        if d == 0 or D.leaf_is_exact(e, z, lam_n):
+        if d == 0 or leaf_is_exact(e, z, lam_n):
             return [path]
         if d == 1 or e - z <= 2.0 * lam_n:
             _, f = D.solve_depth1(S, n, cnt, z, data, lam_n, tmp)
