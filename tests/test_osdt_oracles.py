@@ -85,6 +85,29 @@ def test_depth2_children_read_only_their_parents_table(draw, rows, labels, weigh
     assert res.status is Status.OPTIMAL
     assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth, sample_weight=w), abs=1e-9)
 
+
+# Problems on which the incremental accuracy test (OSDT Thm 3.4, ``bounds.split_needs_refinement``) must use
+# ``lambda N`` and not more: with ``2 lambda N`` the dp search still passes every random test above, yet misses the
+# optimum of 109 of 278,692 runs of a sweep over noisy labels of two features with many identical rows and
+# ``lambda N`` of 1 to 6 (rows of X, labels, lambda N, max_depth, warm start).
+INCREMENTAL_ACCURACY_CASES = [
+    ("00101 11100 11011 10101 10110 00010 11100 01000 10100 10010 10011 10000", "101100101001", 1.5, None, "cart"),
+    ("0100 0011 1011 1100 1111 0111 1110 0111 1001 1011 0000 1101", "011101110100", 1.5, 3, None),
+    ("011 000 011 110 000 010 000 000 100 001 001 000", "101001001000", 1.0, 4, None),
+]
+
+
+@pytest.mark.parametrize("rows, labels, lam_n, max_depth, warm", INCREMENTAL_ACCURACY_CASES,
+                         ids=["12x5", "12x4-depth3", "12x3-depth4"])
+def test_incremental_accuracy_bound_keeps_two_leaf_splits(rows, labels, lam_n, max_depth, warm):
+    X = np.array([[int(c) for c in row] for row in rows.split()], dtype=np.uint8)
+    y = np.array([int(c) for c in labels], dtype=np.int64)
+    lam = lam_n / len(y)
+    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth), abs=1e-9)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # slow: real data sets against STreeD (pip pystreed), optbb's objective given to STreeD as cost-complex-accuracy
 # ---------------------------------------------------------------------------------------------------------------
