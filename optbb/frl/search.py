@@ -31,7 +31,7 @@ import pandas as pd
 from ..common.jit import njit
 
 from ..common import driver
-from ..common.bitset import copy_into, popcount, popcount64, popcount_and, weight_and, weight_words_and
+from ..common.bitset import copy_into, popcount, popcount_and, weight_and, weight_words_and
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.formats import first_match
@@ -174,14 +174,6 @@ def pair_weights(B, wts, per_word):
 
 
 @njit(cache=True, inline="always")
-def _count_and(row, rem):
-    c = 0
-    for i in range(row.shape[0]):
-        c += popcount64(row[i] & rem[i])
-    return c
-
-
-@njit(cache=True, inline="always")
 def _remove(rem, row):
     for i in range(rem.shape[0]):
         rem[i] &= ~row[i]
@@ -197,7 +189,7 @@ def _remove(rem, row):
 def _mass_and(row, rem, wts, per_word, i, e):
     """``|row & rem|`` over words ``i .. e-1``: popcount, or the weight of the set bits."""
     if wts is None:
-        return _count_and(row[i:e], rem[i:e])
+        return popcount_and(row[i:e], rem[i:e])
     if per_word:
         return weight_words_and(row[i:e], rem[i:e], wts[i:e])
     return weight_and(row[i:e], rem[i:e], wts[i * 64:])
@@ -207,7 +199,7 @@ def _mass_and(row, rem, wts, per_word, i, e):
 def _mass_row(row, rem, wts, per_word):
     """``|row & rem|`` over whole rows (no slicing on the popcount path)."""
     if wts is None:
-        return _count_and(row, rem)
+        return popcount_and(row, rem)
     return _mass_and(row, rem, wts, per_word, 0, row.shape[0])
 
 

@@ -71,22 +71,10 @@ from numba import types
 from numba.extending import overload
 
 from ..common.bitset import popcount64
+from ..common.bounds import majority_class
 from ..common.jit import njit
 
 _INF = np.int64(1) << np.int64(62)
-
-
-@njit(cache=True, inline="always")
-def leaf_errors(class_counts):
-    """Errors of a leaf: its size minus its largest class count."""
-    tot = np.int64(0)
-    best = np.int64(0)
-    for c in range(class_counts.shape[0]):
-        v = np.int64(class_counts[c])
-        tot += v
-        if v > best:
-            best = v
-    return tot - best
 
 
 AUTO, WORDS, GATHER = 0, 1, 2  # how pair counting restricts the data to the support
@@ -308,7 +296,7 @@ def _side_best(counts, diag, totals, f, one, cell):
         v = diag[c, f] if one else totals[c] - diag[c, f]
         cell[c] = v
         n_side += v
-    leaf_err = leaf_errors(cell)
+    _, leaf_err = majority_class(cell)
     if leaf_err == 0:
         return leaf_err, _INF, -1  # a pure side needs no split: the leaf is optimal
     if k == 2:
@@ -382,7 +370,7 @@ def depth2_table(counts, totals):
     k = totals.shape[0]
     m = counts.shape[1]
     best = np.full((5, 4), -1, dtype=np.int64)
-    best[1, 0] = leaf_errors(totals)
+    best[1, 0] = majority_class(totals)[1]
     n = np.int64(0)
     for c in range(k):
         n += totals[c]
