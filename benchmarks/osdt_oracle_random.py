@@ -12,6 +12,10 @@ Usage::
 of every feature, no bound), written here independently of optbb and of ``tests/twins``.  Two-class unweighted
 problems with at most 7 features and 40 samples also run optbb's leaf-set search.
 
+``--oracle noisy``: the same exhaustive search on 12 to 60 samples of 2 to 5 features (many identical rows), two
+classes, labels a noisy function of two features, lambda N of 1 to 6 and depth limit 2, 3, 4 or none: the regime in
+which the incremental accuracy test must use lambda N exactly (``tests/test_osdt_oracles.py``).
+
 ``--oracle streed``: up to 250 samples and 30 features (often correlated), depth 2 to 5, lambda in {0.001 ..
 0.02, 0.5/N, 1/N, 1.5/N, 2/N}, two or three classes, integer or half-integer weights (STreeD gets the repeated
 rows); STreeD 1.4.0 (pip ``pystreed``, ``cost-complex-accuracy``) runs twice: as it comes, and with
@@ -104,6 +108,19 @@ def exact_problem(rng):
     return X, y.astype(np.int64), w, lam, depth
 
 
+def noisy_problem(rng):
+    """Few features, so many identical rows, labels a noisy function of two of them, and lambda N of 1 to 6: splits
+    whose two leaves gain between lambda N and 2 lambda N, where the incremental accuracy test (OSDT Thm 3.4) has
+    no slack."""
+    n, m = int(rng.integers(12, 60)), int(rng.integers(2, 6))
+    X = rng.integers(0, 2, (n, m)).astype(np.uint8)
+    f = rng.integers(0, m, 2)
+    y = (X[:, f[0]] & X[:, f[1]]) if rng.random() < 0.5 else (X[:, f[0]] ^ X[:, f[1]])
+    y = np.where(rng.random(n) < rng.choice([0.15, 0.3, 0.45]), 1 - y, y)
+    lam = float(rng.choice([1, 1.5, 2, 2.5, 3, 3.5, 4, 5, 6])) / n
+    return X, y.astype(np.int64), None, lam, [None, 2, 3, 4][int(rng.integers(0, 4))]
+
+
 def streed_problem(rng):
     n, m = int(rng.integers(20, 250)), int(rng.integers(6, 30))
     k = int(rng.choice([2, 2, 3]))
@@ -124,6 +141,9 @@ def streed_problem(rng):
     return X, y.astype(np.int64), w, lam, depth
 
 
+PROBLEMS = {"exact": exact_problem, "noisy": noisy_problem, "streed": streed_problem}
+
+
 def _streed(X, y, lam, depth, **options):
     from pystreed import STreeDClassifier
 
@@ -139,7 +159,7 @@ def _streed(X, y, lam, depth, **options):
 
 def check(oracle: str, rng, counts: dict) -> list[str]:
     """One random problem; the list of its problems (empty: agreement)."""
-    X, y, w, lam, depth = (exact_problem if oracle == "exact" else streed_problem)(rng)
+    X, y, w, lam, depth = PROBLEMS[oracle](rng)
     if len(np.unique(y)) < 2:
         return []
     counts["problems"] += 1
@@ -153,7 +173,7 @@ def check(oracle: str, rng, counts: dict) -> list[str]:
         bad.append(f"reported {res.objective!r}, tree {mine!r}")
     if depth is not None and res.model.depth > depth:
         bad.append(f"depth {res.model.depth} > {depth}")
-    if oracle == "exact":
+    if oracle != "streed":
         ref = exhaustive(X, y, lam, depth, w)
         if y.max() == 1 and w is None and lam > 0 and X.shape[1] <= 7 and len(y) <= 40:
             other = solve(from_arrays(X, y), lam, search="leaf_set", max_depth=depth, time_limit=30)
@@ -176,7 +196,7 @@ def check(oracle: str, rng, counts: dict) -> list[str]:
                                                            f"depth={depth} lambda={lam!r})")
         if mine > first + TOL:
             bad.append(f"optbb {mine!r} above STreeD's default tree {first!r}")
-    if mine > ref + TOL or (oracle == "exact" and mine < ref - TOL):
+    if mine > ref + TOL or (oracle != "streed" and mine < ref - TOL):
         bad.append(f"optbb {mine!r} vs reference {ref!r}")
     elif mine < ref - TOL:  # optbb's tree beats STreeD's: STreeD's certificate is wrong, not optbb's
         counts["reference_worse"] += 1
@@ -191,7 +211,7 @@ def check(oracle: str, rng, counts: dict) -> list[str]:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--oracle", choices=("exact", "streed"), required=True)
+    p.add_argument("--oracle", choices=tuple(PROBLEMS), required=True)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--seconds", type=float, default=600.0, help="stop drawing problems after this long")
     p.add_argument("--only", type=int, help="run only problem number ONLY of the seed (as a BAD line names it)")
@@ -215,7 +235,7 @@ def main(argv=None) -> None:
     lines = [f"`python benchmarks/osdt_oracle_random.py {' '.join(sys.argv[1:] if argv is None else argv)}` "
              f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}): {counts['problems']} problems, "
              f"{len(bad_lines)} BAD"
-             + (f"; optbb's leaf-set search also on {counts['leaf_set']}" if args.oracle == "exact" else
+             + (f"; optbb's leaf-set search also on {counts['leaf_set']}" if args.oracle != "streed" else
                 f"; STreeD's default configuration certified a worse tree than optbb's on "
                 f"{counts['streed_default_worse']}, and without its lower bound on {counts['reference_worse']}")
              + "."] + bad_lines
