@@ -21,7 +21,7 @@ import numpy as np
 
 from ..common.bitset import n_words, pack_rows
 from ..common.bounds import majority_class, objective_value
-from ..common.equivalence import equivalence_classes
+from ..common.equivalence import minority_vector
 from ..common import driver
 from ..common.growth import grow
 from ..common.hashtable import HashTable, new_table, rehash
@@ -72,16 +72,6 @@ def weight_layers(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     layers = ((q[None, :] >> digits[:, None]) & 1).astype(bool)
     keep = layers.any(axis=1)
     return layers[keep], (np.int64(1) << digits)[keep]
-
-
-def class_minority_bits(X: np.ndarray, y: np.ndarray, n_classes: int, weights: np.ndarray | None = None) -> np.ndarray:
-    """Equivalent points (OSDT Thm B.2) for ``k`` classes: the samples outside their group's majority class (by
-    weight), one group per distinct feature vector (ties: the largest label is the majority, as for a leaf)."""
-    groups = equivalence_classes(X)
-    counts = np.zeros((int(groups.max(initial=-1)) + 1, n_classes), dtype=np.int64)
-    np.add.at(counts, (groups, y), 1 if weights is None else weights)
-    major = n_classes - 1 - np.argmax(counts[:, ::-1], axis=1)
-    return (y != major[groups])
 
 
 def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int, weights: np.ndarray | None = None):
@@ -177,7 +167,7 @@ class DPEngine:
             layers, mult = weight_layers(q)
         classes = np.stack([(self.y == c) for c in range(self.k)])
         ybits = pack_rows((classes[:, None, :] & layers[None, :, :]).reshape(-1, self.n))
-        zbits = pack_rows(class_minority_bits(self.X, self.y, self.k, q)[None, :] & layers)
+        zbits = pack_rows(minority_vector(self.X, self.y, q).astype(bool)[None, :] & layers)
         c = np.ascontiguousarray
         return D.Data(c(pack_rows(self.X.T)), c(ybits), c(zbits), c(pack_rows(layers)), c(mult))
 
