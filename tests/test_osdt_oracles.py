@@ -125,6 +125,27 @@ def test_leaf_set_search_incremental_accuracy_keeps_two_leaf_splits():
     assert res.objective == pytest.approx(optimal_objective(X, y, lam), abs=1e-9)
 
 
+# Weighted problems on which the dp search needs the leaf accurate support test (OSDT Thm 3.5,
+# ``bounds.leaf_accuracy_too_small``) at ``lambda N`` exactly: at ``1.5 lambda N`` every test above still passes,
+# but 36 of 31,623 problems of ``benchmarks/osdt_oracle_random.py --oracle exact --seed 1`` go wrong (21 in the dp
+# search, 19 of them weighted; 15 in the leaf-set search, which test_osdt.py already catches).  The three smallest:
+# (draw, rows of X, labels, weights, lambda, max_depth, warm start).
+ACCURATE_SUPPORT_CASES = [
+    (13330, "1111000 0001101 1101111 0111110 1110101 1011111 1111110 0111100 1110100 1100110", "0011011110",
+     "3 1 2 2 3 3 3 3 3 2", 0.1, 4, None),
+    (7760, "00001001 00100000 11000010 00100001 00000001 00000000 00000110 00011000 00001100 10000000", "2112100010",
+     "1 3 2 1 3 2 2 2 2 1", 0.1, 4, "cart"),
+    (19182, "0110101 0000110 0000101 0010010 0000011 1000000 0101100 1001000 1001000 0010100 1100000", "00111020011",
+     "3 3 3 2 3 3 3 1 2 1 2", 1 / 11, 5, "cart"),
+]
+
+
+@pytest.mark.parametrize("draw, rows, labels, weights, lam, max_depth, warm", ACCURATE_SUPPORT_CASES,
+                         ids=[str(c[0]) for c in ACCURATE_SUPPORT_CASES])
+def test_accurate_support_bound_keeps_weighted_optima(draw, rows, labels, weights, lam, max_depth, warm):
+    test_depth2_children_read_only_their_parents_table(draw, rows, labels, weights, lam, max_depth, warm)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # slow: real data sets against STreeD (pip pystreed), optbb's objective given to STreeD as cost-complex-accuracy
 # ---------------------------------------------------------------------------------------------------------------
