@@ -1,7 +1,12 @@
 """The common search driver: one counter schema and the same limits for CORELS, OSDT and FRL."""
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +18,7 @@ from optbb.common.data import from_arrays, read_corels
 from optbb.common.limits import MAX_NODES, Limits, auto_memory_limit, physical_memory
 from optbb.common.result import Status
 
-COMMON = ("total_time", "time_to_optimum", "memory_bytes", "nodes")
+COMMON = ("total_time", "time_to_optimum", "memory_bytes", "nodes", "kernel_load_time")
 OWN = {"corels": "nodes_evaluated", "osdt": "trees_evaluated", "osdt-dp": "subproblems_expanded", "frl": "iterations",
        "softfrl": "iterations"}
 
@@ -202,3 +207,41 @@ def test_driver_with_a_toy_engine():
     assert r.status is Status.MEMORY_LIMIT and 100 <= r.counters["nodes"] < 1000
     r = driver.run_search(_Toy(1000, need_memory_at=100), Limits(memory_limit=1500))
     assert r.status is Status.MEMORY_LIMIT  # the growth went past the cap
+
+
+class _SlowToLoad(_Toy):
+    """A toy engine whose kernels take 0.3 s to load, as a fresh process compiling them does."""
+
+    def load_kernels(self):
+        time.sleep(0.3)
+
+
+def test_loading_the_kernels_is_off_the_clock():
+    r = driver.run_search(_SlowToLoad(1000), Limits(time_limit=0.2))
+    assert r.status is Status.OPTIMAL  # the time limit was not spent loading
+    assert r.counters["kernel_load_time"] >= 0.3 and r.counters["total_time"] < 0.2
+    assert driver.run_search(_Toy(1000), Limits()).counters["kernel_load_time"] < 0.01  # none to load
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
+def test_a_cold_numba_cache_costs_no_time_limit(tmp_path):
+    """In a fresh process with an empty Numba cache, a 1 s time limit still ends the searches within the limit's
+    tolerance (the dp search, which finishes, and the leaf-set search): compiling happens before the clock."""
+    code = (
+        "import json, numpy as np\n"
+        "from optbb.common.data import from_arrays\n"
+        "from optbb.osdt import solve\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.integers(0, 2, (200, 6)); y = (X[:, 0] ^ X[:, 1] ^ (rng.random(200) < 0.1)).astype(np.uint8)\n"
+        "out = {}\n"
+        "for search in ('dp', 'leaf_set'):\n"
+        "    r = solve(from_arrays(X, y), 0.01, search=search, time_limit=1.0)\n"
+        "    out[search] = [r.status.name, r.counters['total_time'], r.counters['kernel_load_time']]\n"
+        "print(json.dumps(out))\n")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    for search, (status, total, loading) in out.items():
+        assert total <= 1.5, (search, status, total)
+        assert loading > 1.0, (search, loading)  # it did compile: the test measured a cold start

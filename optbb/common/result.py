@@ -66,5 +66,6 @@ def unsearched_result(model: Any, objective: float, lower_bound: float, status: 
     from .trace import COLUMNS
 
     trace = pd.DataFrame([(float(elapsed), float(objective), float(lower_bound), 0, 0)], columns=COLUMNS)
-    counters = {**counters, "nodes": 0, "memory_bytes": 0, "time_to_optimum": 0.0, "total_time": elapsed}
+    counters = {**counters, "nodes": 0, "memory_bytes": 0, "time_to_optimum": 0.0, "total_time": elapsed,
+                "kernel_load_time": 0.0}
     return SearchResult(model, float(objective), float(lower_bound), status, counters, trace)

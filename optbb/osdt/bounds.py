@@ -98,8 +98,8 @@ def entry_bound(unchanged_errors, split_b0, n_leaves, n_split, n_samples, lam, l
 @njit(cache=True)
 def split_floor(lid, data, leaves, lam_n, equivalent_points):
     """Lower bound, in error units with ``lambda N`` per leaf, on the cost of any subtree that splits leaf ``lid``
-    (a two-level lookahead): it splits on some feature ``f``, and each side is bounded by :func:`lookahead_bound`.  Never below
-    ``b0 + 2 lambda N``, the one-step lookahead with equivalent points.  ``inf`` when no feature is left."""
+    (a two-level lookahead): it splits on some feature ``f``, and each side is bounded by :func:`lookahead_bound`.
+    Never below ``b0 + 2 lambda N``, the one-step lookahead with equivalent points.  ``inf`` when no feature is left."""
     xbits, ybits, zbits = data.x, data.y, data.z
     cap, key, n_cap, b0 = leaves.captured, leaves.key, leaves.n_captured, leaves.b0
     kw = leaves.dead_features.shape[1]
