@@ -82,24 +82,24 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     """Run ``engine`` to its end or to a limit and return its :class:`SearchResult` (module docstring)."""
     trace = TraceRecorder()
     status = engine.start()
-    loading = time.perf_counter()
-    if status is None and hasattr(engine, "load_kernels"):
-        engine.load_kernels()
-    loading = time.perf_counter() - loading
-    budget = Budget(limits)  # the clock starts with the search
-    peak = engine.memory_bytes()
-    if status is None and limits.over_memory(peak):
-        status = Status.MEMORY_LIMIT
     seen_improvements = engine.improvements()
     time_to_optimum = 0.0
     lower = math.nan
-    if status is None:
-        lower = trace.sample(budget.elapsed(), engine.incumbent(), engine.lower_bound, engine.queue_size(),
-                             engine.nodes())
     progress = Progress(verbose, engine.name)
     work = int(getattr(engine, "first_work", FIRST_WORK))
     try:
         with _limits.InterruptGuard() as guard:  # looked up here, so tests can replace it
+            loading = time.perf_counter()  # a Ctrl-C while compiling ends the search after its first chunk
+            if status is None and hasattr(engine, "load_kernels"):
+                engine.load_kernels()
+            loading = time.perf_counter() - loading
+            budget = Budget(limits)  # the clock starts with the search
+            peak = engine.memory_bytes()
+            if status is None and limits.over_memory(peak):
+                status = Status.MEMORY_LIMIT
+            if status is None:
+                lower = trace.sample(budget.elapsed(), engine.incumbent(), engine.lower_bound, engine.queue_size(),
+                                     engine.nodes())
             while status is None:
                 t0, n0 = budget.elapsed(), engine.nodes()
                 code = engine.step(work)
