@@ -46,7 +46,7 @@ def _depth1(X, y, mask, lam_n):
     leaf.  Its data are those samples alone: the search's equivalent-points bitsets hold for supports made of whole
     groups of identical rows, which every support the search reaches is, and an arbitrary mask is not."""
     data = DPEngine(X[mask], y[mask], 1.0).data
-    k = max(data.ybits.shape[0], 2)
+    k = data.ybits.shape[0]  # one row per class: unweighted data is one weight layer
     S, cnt, tmp = ones(int(mask.sum())), np.zeros(k, np.int64), np.zeros(k, np.int64)
     n, z = DP.support_counts(S, data, cnt)
     return DP.solve_depth1(S, n, cnt, z, data, float(lam_n), tmp)

@@ -59,6 +59,17 @@ def test_deep_trees_match_brute_force(problem, warm):
     assert errors + lam * res.model.n_leaves == pytest.approx(res.objective, abs=1e-12)
 
 
+def _dp_matches_brute_force(X, y, w, lam, max_depth, warm):
+    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm, sample_weight=w)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth, sample_weight=w), abs=1e-9)
+
+
+def _case(rows, labels, weights=None):
+    """``(X, y, w)`` of a fixed problem written as text: rows of X and labels as digit strings, weights as numbers."""
+    X = np.array([[int(c) for c in row] for row in rows.split()], dtype=np.uint8)
+    y = np.array([int(c) for c in labels], dtype=np.int64)
+    return X, y, None if weights is None else np.array([float(v) for v in weights.split()])
 
 
 @st.composite
@@ -92,9 +103,8 @@ def test_tight_lambda_matches_brute_force(problem, warm):
     X, y, w, lam, max_depth = problem
     if len(np.unique(y)) < 2:
         return
-    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm, sample_weight=w)
-    assert res.status is Status.OPTIMAL
-    assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth, sample_weight=w), abs=1e-9)
+    _dp_matches_brute_force(X, y, w, lam, max_depth, warm)
+
 
 # Depth-5 problems on which a depth-2 child must not read a count table kept by a depth-3 frame other than its parent
 # (``dp._solve_depth2``).  With that check loosened the random tests still pass: it changes the optimum of 7 of
@@ -114,12 +124,7 @@ TABLE_OWNER_CASES = [
 @pytest.mark.parametrize("draw, rows, labels, weights, lam, max_depth, warm", TABLE_OWNER_CASES,
                          ids=[str(c[0]) for c in TABLE_OWNER_CASES])
 def test_depth2_children_read_only_their_parents_table(draw, rows, labels, weights, lam, max_depth, warm):
-    X = np.array([[int(c) for c in row] for row in rows.split()], dtype=np.uint8)
-    y = np.array([int(c) for c in labels], dtype=np.int64)
-    w = None if weights is None else np.array([float(v) for v in weights.split()])
-    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm, sample_weight=w)
-    assert res.status is Status.OPTIMAL
-    assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth, sample_weight=w), abs=1e-9)
+    _dp_matches_brute_force(*_case(rows, labels, weights), lam, max_depth, warm)
 
 
 # Problems on which the incremental accuracy test (OSDT Thm 3.4, ``bounds.split_needs_refinement``) must use
@@ -137,12 +142,7 @@ INCREMENTAL_ACCURACY_CASES = [
 @pytest.mark.parametrize("rows, labels, lam_n, max_depth, warm", INCREMENTAL_ACCURACY_CASES,
                          ids=["12x5", "12x4-depth3", "12x3-depth4"])
 def test_incremental_accuracy_bound_keeps_two_leaf_splits(rows, labels, lam_n, max_depth, warm):
-    X = np.array([[int(c) for c in row] for row in rows.split()], dtype=np.uint8)
-    y = np.array([int(c) for c in labels], dtype=np.int64)
-    lam = lam_n / len(y)
-    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm)
-    assert res.status is Status.OPTIMAL
-    assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth), abs=1e-9)
+    _dp_matches_brute_force(*_case(rows, labels), lam_n / len(labels), max_depth, warm)
 
 
 def test_leaf_set_search_incremental_accuracy_keeps_two_leaf_splits():
@@ -151,10 +151,8 @@ def test_leaf_set_search_incremental_accuracy_keeps_two_leaf_splits():
     from optbb.common.data import from_arrays
     from optbb.osdt import solve
 
-    rows = "01100 01011 01100 01000 01111 10100 10001 10100 11010 11110 10011 01000 01000 10110 01111 11111 10010 " \
-           "10111 00100 00010 11010 01010"
-    X = np.array([[int(c) for c in row] for row in rows.split()], dtype=np.uint8)
-    y = np.array([int(c) for c in "0000111101010011100001"], dtype=np.uint8)
+    X, y, _ = _case("01100 01011 01100 01000 01111 10100 10001 10100 11010 11110 10011 01000 01000 10110 01111 11111 "
+                    "10010 10111 00100 00010 11010 01010", "0000111101010011100001")
     lam = 1.5 / len(y)
     res = solve(from_arrays(X, y), lam, search="leaf_set", time_limit=60)
     assert res.status is Status.OPTIMAL
@@ -179,7 +177,7 @@ ACCURATE_SUPPORT_CASES = [
 @pytest.mark.parametrize("draw, rows, labels, weights, lam, max_depth, warm", ACCURATE_SUPPORT_CASES,
                          ids=[str(c[0]) for c in ACCURATE_SUPPORT_CASES])
 def test_accurate_support_bound_keeps_weighted_optima(draw, rows, labels, weights, lam, max_depth, warm):
-    test_depth2_children_read_only_their_parents_table(draw, rows, labels, weights, lam, max_depth, warm)
+    _dp_matches_brute_force(*_case(rows, labels, weights), lam, max_depth, warm)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -11,10 +11,11 @@ the incumbent improved: the chunk size is not adapted), :data:`DONE` (search exh
 ``exhausted_status``, OPTIMAL unless it says otherwise), :data:`NODE_LIMIT` (its node counter reached the limit),
 :data:`NEED_MEMORY` (arrays full: the driver calls ``grow``, under the memory cap).
 
-The clock (time limit, ``total_time``) starts after ``start`` and the optional ``load_kernels()`` (compile, or load
-from Numba's cache, what ``step`` and ``lower_bound`` run, with no search work): a fresh process spends seconds
-compiling there, which no time limit pays and no reported time shows.  Other optional engine members:
-``first_work`` (work of the first chunk, default 16), ``exhausted_status``,
+The clock (time limit, ``total_time``) starts after ``start`` and the loading of the kernels: ``step(0)`` (a chunk of
+no work, which every engine must accept) and ``lower_bound()``, or the engine's own ``load_kernels()`` when it has
+one.  Calling them compiles, or loads from Numba's cache, what the search runs: a fresh process spends seconds
+there, which no time limit pays and no reported time shows.  Other optional engine members: ``first_work`` (work
+of the first chunk, default 16), ``exhausted_status``,
 ``improvement_nodes()`` (node counter when the incumbent last improved: the time to the optimum is then
 interpolated inside the chunk), ``own_trace()`` (a trace frame of the engine's own, replacing the sampled one).
 """
@@ -89,10 +90,10 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     work = int(getattr(engine, "first_work", FIRST_WORK))
     try:
         with _limits.InterruptGuard() as guard:  # looked up here, so tests can replace it
-            loading = time.perf_counter()  # a Ctrl-C while compiling ends the search after its first chunk
-            if status is None and hasattr(engine, "load_kernels"):
-                engine.load_kernels()
-            loading = time.perf_counter() - loading
+            t_load = time.perf_counter()  # a Ctrl-C while compiling ends the search after its first chunk
+            if status is None:
+                _load_kernels(engine)
+            loading = time.perf_counter() - t_load
             budget = Budget(limits)  # the clock starts with the search
             peak = engine.memory_bytes()
             if status is None and limits.over_memory(peak):
@@ -147,6 +148,15 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     counters = {**counters, "nodes": int(engine.nodes()), "total_time": total, "time_to_optimum": time_to_optimum,
                 "memory_bytes": int(max(peak, engine.memory_bytes())), "kernel_load_time": loading}
     return SearchResult(model, float(objective), float(lower), status, counters, frame)
+
+
+def _load_kernels(engine: Engine) -> None:
+    load = getattr(engine, "load_kernels", None)
+    if load is not None:
+        load()
+    else:
+        engine.step(0)
+        engine.lower_bound()
 
 
 def _improvement_time(engine: Engine, n0: int, t0: float, t1: float) -> float:

@@ -120,11 +120,6 @@ class CorelsEngine:
         self.heap.item[0] = 0
         return None
 
-    def load_kernels(self) -> None:
-        """A chunk of no work and a lower bound: compiles (or loads) their kernels for these arrays."""
-        self.step(0)
-        self.lower_bound()
-
     def step(self, work: int) -> int:
         """Expand up to ``work`` prefixes (fewer at the node limit); stops right after an improvement, and collects
         the garbage that improvement made at the start of the next step (JMLR §5.5)."""

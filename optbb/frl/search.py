@@ -728,8 +728,8 @@ class FrlEngine:
         return c_L, c_cand
 
     def load_kernels(self) -> None:
-        """A chunk of no iteration compiles (or loads) the chunk kernel; off the driver's clock, and so off this
-        engine's own origin of time."""
+        """A chunk of no iteration compiles (or loads) the chunk kernel, off the driver's clock and so off this
+        engine's own origins of time (in place of the driver's ``step(0)``, which would record an empty chunk)."""
         t0, c0 = time.perf_counter(), time.process_time()
         self._chunk(0)
         self.t_origin += time.perf_counter() - t0

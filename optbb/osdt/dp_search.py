@@ -229,11 +229,6 @@ class DPEngine:
     def _all_samples(self) -> np.ndarray:
         return pack_rows(np.ones((1, self.n), dtype=bool))[0]
 
-    def load_kernels(self) -> None:
-        """A chunk of no work and a lower bound: compiles (or loads) their kernels for these arrays."""
-        self.step(0)
-        self.lower_bound()
-
     def step(self, work: int) -> int:
         return _CODES[D.run(self.data, self.memo, self.stack, self.st, self.ip, self.fp, self.tables, int(work))]
 

@@ -267,11 +267,6 @@ class OsdtEngine:
         K.init_search(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, self.st, ip, self.fp)
         return None
 
-    def load_kernels(self) -> None:
-        """A chunk of no work and a lower bound: compiles (or loads) their kernels for these arrays."""
-        self.step(0)
-        self.lower_bound()
-
     def step(self, work: int) -> int:
         a = self.arena
         code = K.run_chunk(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, a.scratch,
