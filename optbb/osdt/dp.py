@@ -19,8 +19,11 @@ in :mod:`optbb.osdt.bounds` (one home with the leaf-set search's):
 * incremental accuracy: ``split_needs_refinement`` and ``incremental_accuracy_bound`` (OSDT Thm 3.4);
 * similar support: ``similar_support_bound`` (OSDT Thm F.1; GOSDT, Lin et al. 2020, Thm "similar support");
 * small subproblems: a tree cheaper than a leaf has fewer than ``(errors - minority) / lambda N + 1`` leaves (OSDT
-  Thm C.1 applied to the subproblem), so one with at most 3 leaves has depth <= 2 and goes to the depth-2 solver
-  (:func:`optbb.osdt.depth2.depth2`, pair counts), as does every subproblem with a depth budget of 2.
+  Thm C.1 applied to the subproblem), so one with at most 2 leaves is a stump (``solve_depth1``); in a
+  depth-limited search one with at most 3 leaves has depth <= 2 and goes to the depth-2 solver
+  (:func:`optbb.osdt.depth2.depth2`, pair counts), as does every subproblem with a depth budget of 2.  A search
+  without depth limit uses no depth-2 solver (its frame search is as fast there: the small subproblems are cheap)
+  and its kernels are compiled without it (``tabs`` is None).
 
 Sample weights: every count is a weighted count in integer weight units (``errors`` is the weight of the
 misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.dp_search.weight_layers`): the samples are
@@ -84,9 +87,12 @@ N_FV = 5
 LB0, LB1, LBF = range(3)
 SUP, SCRATCH0, SCRATCH1 = range(3)
 CNT, TMP = range(2)
-# Pair-count tables (``counts[T_*]`` int64 (k, m, m), ``totals[T_*]`` int64 (k,)) of a depth-3 frame (``T_PARENT``)
-# and of the two children of its split in progress; ``None`` when the search uses none (see ``DPEngine``).
+# ``tabs``, what the depth-2 solver keeps: None in a search without depth limit (no depth-2 solver), ``NO_TABLES``
+# in one with max_depth 2 or tables over 64 MB, else ``Tables``: the pair-count tables (``counts[T_*]`` int64
+# (k, m, m), ``totals[T_*]`` int64 (k,)) of a depth-3 frame (``T_PARENT``) and of the two children of its split in
+# progress.  Each kernel is compiled for one of the three and leaves out the code of the others.
 Tables = namedtuple("Tables", "counts totals")
+NO_TABLES = ()
 T_PARENT, T_LEFT, T_RIGHT = range(3)
 
 
@@ -319,17 +325,18 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
     if d == 1 or e - z <= 2.0 * lam_n:  # fewer than 3 leaves can beat the leaf: depth <= 1 suffices (Thm C.1)
         v, _ = solve_depth1(S, n, cnt, z, data, lam_n, tmp)
         return (SUCCESS, v) if v < UB else (FAIL, v)
-    if d == 2 or (ip[P_SMALL] != 0 and e - z <= 3.0 * lam_n):  # at most 3 leaves: depth <= 2 (Thm C.1)
-        st[S_DEPTH2] += 1
-        v, f = _solve_depth2(k, S, data, stk, st, tabs, lam_n)
-        if eid < 0:
-            eid = _memo_insert(memo, st, stk.keybuf, S, d, v, v)
-        memo.lb[eid] = v
-        memo.ub[eid] = v
-        memo.feat[eid] = f
-        if v >= UB:
-            st[S_DEPTH2_FAIL] += 1
-        return (SUCCESS, v) if v < UB else (FAIL, v)
+    if tabs is not None:
+        if d == 2 or (ip[P_SMALL] != 0 and e - z <= 3.0 * lam_n):  # at most 3 leaves: depth <= 2 (Thm C.1)
+            st[S_DEPTH2] += 1
+            v, f = _solve_depth2(k, S, data, stk, st, tabs, lam_n)
+            if eid < 0:
+                eid = _memo_insert(memo, st, stk.keybuf, S, d, v, v)
+            memo.lb[eid] = v
+            memo.ub[eid] = v
+            memo.feat[eid] = f
+            if v >= UB:
+                st[S_DEPTH2_FAIL] += 1
+            return (SUCCESS, v) if v < UB else (FAIL, v)
     if eid < 0:
         eid = _memo_insert(memo, st, stk.keybuf, S, d, lbS, leaf)
     fi[k, FR_ENTRY] = eid
@@ -402,7 +409,11 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
     return 0, 0.0
 
 
-@njit(cache=True, inline="always")
+def _keeps_no_tables(tabs) -> bool:
+    """``tabs`` (a Numba type) is :data:`NO_TABLES`."""
+    return isinstance(tabs, types.BaseTuple) and len(tabs) == 0
+
+
 def _table_of(k, S, data, st, tabs):
     """Pair-count table of the support of depth-3 frame ``k``: its children's tables then cost one count of the
     smaller child each (the other is the difference)."""
@@ -414,18 +425,22 @@ def _table_of(k, S, data, st, tabs):
     st[S_TFEAT] = -1
 
 
+@overload(_table_of)
+def _table_of_typed(k, S, data, st, tabs):
+    # chosen when a kernel is compiled: a search without tables compiles no table code
+    return (lambda k, S, data, st, tabs: None) if _keeps_no_tables(tabs) else _table_of
+
+
 @njit(cache=True, inline="always")
 def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
     """The depth-2 solver (:mod:`optbb.osdt.depth2`) on the support of frame ``k``: ``(cost, root feature)``.  A
     child of the depth-3 frame holding a count table reads its own table from it."""
-    if tabs is not None:
-        if k >= 1 and st[S_TFRAME] == k - 1:
-            return _depth2_from_table(k - 1, data, stk, st, tabs, lam_n)
+    if k >= 1 and st[S_TFRAME] == k - 1:
+        return _depth2_from_table(k - 1, data, stk, st, tabs, lam_n)
     v, _, g, _, _ = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
     return v, g
 
 
-@njit(cache=True, inline="always")
 def _depth2_from_table(p, data, stk, st, tabs, lam_n):
     """The depth-2 optimum of the child in progress of depth-3 frame ``p``, from the table of ``p``."""
     fi = stk.fi
@@ -439,6 +454,14 @@ def _depth2_from_table(p, data, stk, st, tabs, lam_n):
     t = T_LEFT if side == 0 else T_RIGHT
     v, _, g, _, _ = depth2_from_counts(counts[t], totals[t], lam_n)
     return v, g
+
+
+@overload(_depth2_from_table)
+def _depth2_from_table_typed(p, data, stk, st, tabs, lam_n):
+    # without tables no frame holds one (``st[S_TFRAME]`` stays -1), so this is never called
+    if _keeps_no_tables(tabs):
+        return lambda p, data, stk, st, tabs, lam_n: (np.inf, np.int64(-1))
+    return _depth2_from_table
 
 
 @njit(cache=True, inline="always")
@@ -561,8 +584,8 @@ def run(data, memo, stk, st, ip, fp, tabs, work):
     """Run at most ``work`` actions (open a frame, start a split, take a child's result, close a frame).
 
     Returns RUNNING, DONE (the root is resolved: ``st[S_ROOTKIND]``, ``fp[F_ROOTVAL]``), NODE_LIMIT or
-    NEED_MEMORY (the memo cannot take one more entry; nothing was changed).  ``tabs``: the count tables of
-    depth-3 frames, or None."""
+    NEED_MEMORY (the memo cannot take one more entry; nothing was changed).  ``tabs``: what the depth-2
+    solver keeps (see :data:`Tables`)."""
     cap_entries = memo.lb.shape[0]
     cap_slots = memo.used.shape[0]
     fi, fv = stk.fi, stk.fv

@@ -136,7 +136,9 @@ class DPEngine:
         self.depth = D.UNLIMITED if max_depth is None else int(max_depth)
         self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
         self.ip[D.P_N], self.ip[D.P_M], self.ip[D.P_K], self.ip[D.P_D] = self.n, self.m, self.k, self.depth
-        self.ip[D.P_SIMILAR], self.ip[D.P_SMALL] = int(similar_support), int(small_subproblems)
+        # small subproblems to the depth-2 solver: only with a depth limit (see :data:`optbb.osdt.dp.Tables`)
+        self.ip[D.P_SIMILAR] = int(similar_support)
+        self.ip[D.P_SMALL] = int(small_subproblems and max_depth is not None)
         self.ip[D.P_NODELIMIT] = _BIG if node_limit is None else int(node_limit)
         self.fp = np.zeros(D.N_FSTATE, dtype=np.float64)
         self.fp[D.F_LAMN] = self.lam_n
@@ -189,12 +191,15 @@ class DPEngine:
                        z((rows, 3, M), np.float64), z((rows, 3, W), np.uint64), z((rows, 2, K), np.int64),
                        z(W + 1, np.uint64))
 
-    def _new_tables(self) -> D.Tables | None:
-        """Count tables for depth-3 frames (only with a max_depth >= 3 and tables of at most 64 MB each), else
-        None: the kernels compiled without them leave out their code."""
+    def _new_tables(self) -> D.Tables | tuple | None:
+        """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.Tables`): None without a depth limit (no
+        depth-2 solver), count tables for depth-3 frames with a max_depth >= 3 and tables of at most 64 MB each,
+        else ``NO_TABLES``.  The kernels compiled for each leave out the code of the others."""
         k, m = self.k, self.m
-        if not (3 <= self.depth < D.UNLIMITED and 8 * k * m * m <= 64 << 20):
+        if self.depth >= D.UNLIMITED:
             return None
+        if not (self.depth >= 3 and 8 * k * m * m <= 64 << 20):
+            return D.NO_TABLES
         return D.Tables(np.zeros((3, k, m, m), np.int64), np.zeros((3, k), np.int64))
 
     def memory_bytes(self) -> int:
