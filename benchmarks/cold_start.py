@@ -29,6 +29,7 @@ FITS = {
     "corels": ("from optbb.corels import CorelsClassifier", "CorelsClassifier().fit(X, y)"),
     "osdt": ("from optbb.osdt import OSDTClassifier", "OSDTClassifier().fit(X, y)"),
     "osdt-depth3": ("from optbb.osdt import OSDTClassifier", "OSDTClassifier(max_depth=3).fit(X, y)"),
+    "osdt-leafset": ("from optbb.osdt import OSDTClassifier", "OSDTClassifier(search='leaf_set').fit(X, y)"),
     "frl": ("from optbb.frl import FRLClassifier", "FRLClassifier().fit(X, y)"),
     "softfrl": ("from optbb.frl import SoftFRLClassifier", "SoftFRLClassifier().fit(X, y)"),
 }
@@ -103,21 +104,21 @@ def print_profile(solver: str, events: list, verbose: bool = False) -> None:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--solvers", default="corels,osdt,osdt-depth3,frl,softfrl")
+    p.add_argument("--solvers", default="corels,osdt,osdt-depth3,osdt-leafset,frl,softfrl")
     p.add_argument("--rows", type=int, default=50)
     p.add_argument("--features", type=int, default=5)
     p.add_argument("--profile", action="store_true", help="list the compiled specialisations of the cold run")
     p.add_argument("--signatures", action="store_true", help="with --profile: every signature in full, and its caller")
     args = p.parse_args(argv)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'solver':11s} {'cache':5s} {'import wall':>11s} {'import cpu':>10s} {'fit wall':>9s} {'fit cpu':>8s}"
+    print(f"{'solver':12s} {'cache':5s} {'import wall':>11s} {'import cpu':>10s} {'fit wall':>9s} {'fit cpu':>8s}"
           f" {'total wall':>10s} {'total cpu':>9s}")
     profiles = []
     for solver in args.solvers.split(","):
         with tempfile.TemporaryDirectory(prefix="optbb-numba-cache-") as cache_dir:
             for cache in ("empty", "warm"):
                 r = run_child(solver, cache_dir, args.rows, args.features, args.profile and cache == "empty")
-                print(f"{solver:11s} {cache:5s} {r['import_wall']:11.2f} {r['import_cpu']:10.2f} {r['fit_wall']:9.2f}"
+                print(f"{solver:12s} {cache:5s} {r['import_wall']:11.2f} {r['import_cpu']:10.2f} {r['fit_wall']:9.2f}"
                       f" {r['fit_cpu']:8.2f} {r['import_wall'] + r['fit_wall']:10.2f}"
                       f" {r['import_cpu'] + r['fit_cpu']:9.2f}", flush=True)
                 if r["events"]:
