@@ -185,6 +185,16 @@ def test_dl_depth3_optima(name, expected):
     _dl_check(name, 3, expected)
 
 
+@pytest.mark.parametrize("name", ["vote", "heart-cleveland", "tic-tac-toe"])
+def test_dl_depth3_optima_without_count_tables(name, monkeypatch):
+    """The depth-2 solver without count tables (as for tables over 64 MB) at depth 3: the published optimum."""
+    from optbb.osdt import dp as D
+    from optbb.osdt.dp_search import DPEngine
+
+    monkeypatch.setattr(DPEngine, "_new_tables", lambda self: D.NO_TABLES)
+    _dl_check(name, 3, DL_OPTIMA[name][1])
+
+
 def test_dl_zero_regularization_is_minimum_errors():
     X, y = dl_data("vote")
     res = solve(from_arrays(X, y), 0.0, max_depth=2)
