@@ -87,8 +87,8 @@ N_FV = 5
 LB0, LB1, LBF = range(3)
 SUP, SCRATCH0, SCRATCH1 = range(3)
 CNT, TMP = range(2)
-# ``tabs``, what the depth-2 solver keeps: None in a search without depth limit (no depth-2 solver), ``NO_TABLES``
-# in one with max_depth 2 or tables over 64 MB, else ``Tables``: the pair-count tables (``counts[T_*]`` int64
+# ``tabs``, what the depth-2 solver keeps: None without a depth limit or with one below 2 (no depth-2 solver),
+# ``NO_TABLES`` with max_depth 2 or tables over 64 MB, else ``Tables``: the pair-count tables (``counts[T_*]`` int64
 # (k, m, m), ``totals[T_*]`` int64 (k,)) of a depth-3 frame (``T_PARENT``) and of the two children of its split in
 # progress.  Each kernel is compiled for one of the three and leaves out the code of the others.
 Tables = namedtuple("Tables", "counts totals")
