@@ -6,9 +6,10 @@ equivalent points (Thm 20) combined with lookahead (Lemma 2) -> symmetry-aware m
 Bounds are computed with ``objective_value`` from amounts: integer sample counts (so every comparison is
 reproducible), or, with sample weights, sums of weights (``w`` given; integer weights sum exactly, so they reproduce
 repeated rows).  With ``k`` classes a rule predicts the class of largest captured amount (ties: the larger class
-index) and errs on the rest; ``Y`` holds one bitset per class.  The kernels compile once for counts (``w`` None,
-``TE`` int32: the popcount path, with the two-class unweighted case in ``binary_counts``) and once for weights
-(``TE`` float64: sums of weights over the captured samples).
+index) and errs on the rest; ``Y`` holds one bitset per class.  ``run_chunk`` compiles once for two classes
+without weights (``Y`` None: three popcounts per word, ``binary_counts``; Numba leaves out the branches for ``k``
+classes when it compiles for a ``None`` argument), once for ``k`` classes (``w`` None, ``TE`` int32: popcounts per
+class) and once for weights (``TE`` float64: sums of weights over the captured samples).
 """
 from __future__ import annotations
 
@@ -100,14 +101,14 @@ def captured_amounts(a, b, Y, z, w, tv, cc):
 
 
 @njit(cache=True, inline="always")
-def binary_counts(u, rules, s, y1, z):
-    """Unweighted two-class fast path: ``(captured, captured of class 1, equivalent-points minority)`` of antecedent
-    ``s`` among the samples ``u``, three popcounts per word."""
+def binary_counts(u, r, y1, z):
+    """Unweighted two-class fast path: ``(captured, captured of class 1, equivalent-points minority)`` of the samples
+    in ``u & r``, three popcounts per word."""
     nv = 0
     c1 = 0
     zc = 0
     for i in range(u.shape[0]):
-        t = u[i] & rules[s, i]
+        t = u[i] & r[i]
         nv += popcount64(t)
         c1 += popcount64(t & y1[i])
         zc += popcount64(t & z[i])
@@ -126,13 +127,14 @@ def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
 
 
 @njit(cache=True)
-def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, hkey, hseq, hitem,
+def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, hkey, hseq, hitem,
               mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions,
               stop_on_improve):
     """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped.
 
     ``n`` is the sample count, or the total weight when ``w`` (per-sample weights) is given; ``amounts`` is a
-    ``(3, k)`` scratch matrix of class amounts (int64 counts, or float64 weights)."""
+    ``(3, k)`` scratch matrix of class amounts (int64 counts, or float64 weights); ``y1`` is the class-1 bitset, and
+    ``Y`` (a bitset per class) is None for two classes without weights."""
     m, n_words = rules.shape
     policy = cfg[P_POLICY]
     map_type = cfg[P_MAP]
@@ -153,10 +155,7 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
     u = np.empty(n_words, dtype=np.uint64)
     sp = np.empty(m + 1, dtype=np.int64)
     key = np.empty(max(m + 1, n_words), dtype=np.uint64)
-    k_classes = Y.shape[0]
     tv = np.empty(n_words, dtype=np.uint64)
-    binary = w is None and k_classes == 2
-    y1 = Y[1]
     cu = amounts[0]  # uncaptured amount of each class
     cc = amounts[1]  # captured by the child's new rule
     cd = amounts[2]  # left to the child's default rule
@@ -184,8 +183,11 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
 
         # --- expand: evaluate every child (d_p, s) ---
         _uncaptured(rules, prefix, depth, n_words, tail_mask, u)
-        nu, zu = captured_amounts(u, u, Y, z, w, tv, cu)
-        nu1 = cu[1]
+        if Y is None:
+            nu, nu1, zu = binary_counts(u, u, y1, z)
+        else:
+            nu, zu = captured_amounts(u, u, Y, z, w, tv, cu)
+            nu1 = cu[1]
         for k in range(depth):
             in_prefix[prefix[k]] = 1
         if map_type == MAP_PREFIX:
@@ -197,14 +199,14 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
         for s in range(m):
             if in_prefix[s]:
                 continue
-            if binary:
-                nv, c1, zc = binary_counts(u, rules, s, y1, z)
+            if Y is None:
+                nv, c1, zc = binary_counts(u, rules[s], y1, z)
             else:
                 c1 = 0
                 nv, zc = captured_amounts(u, rules[s], Y, z, w, tv, cc)
             if support_on and support_too_small(nv, threshold):  # Thm 10
                 continue
-            if binary:
+            if Y is None:
                 pred, rule_err = majority_errors(c1, nv)
                 correct = nv - rule_err
             else:
@@ -216,10 +218,10 @@ def run_chunk(rules, Y, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list,
             err_c = err_p + rule_err
             if objective_value(err_c, child_depth, n, lam) >= fst[F_RC]:  # Thm 1
                 continue
-            if binary:
+            if Y is None:
                 dpred, derr = majority_errors(nu1 - c1, nu - nv)
             else:
-                for j in range(k_classes):
+                for j in range(Y.shape[0]):
                     cd[j] = cu[j] - cc[j]
                 dpred, derr = majority_class(cd)
             objective = objective_value(err_c + derr, child_depth, n, lam)
