@@ -315,3 +315,21 @@ def test_huge_weight_costs_under_5_seconds_and_200_mb():
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     assert figures["seconds"] < 5
     assert figures["extra_mb"] < 200
+
+
+def test_each_kind_of_data_runs_its_own_compiled_kernel():
+    """Two classes without weights run the kernel compiled for ``Y`` None (the popcount fast path only); ``k``
+    classes and weights run the one compiled for the per-class bitsets, and all three agree with brute force."""
+    from numba import types
+    from optbb.corels import kernel as K
+
+    rng = np.random.default_rng(3)
+    A = rng.integers(0, 2, size=(40, 5)).astype(np.uint8)
+    for y, w in ((rng.integers(0, 2, 40), None), (rng.integers(0, 3, 40), None),
+                 (rng.integers(0, 2, 40), rng.uniform(0.5, 2.0, 40))):
+        r = solve(_dataset(A, y, int(y.max()) + 1, w), 0.01)
+        expected, _ = corels_brute_force(A, y, 0.01, sample_weight=w)
+        assert r.status.name == "OPTIMAL" and r.objective == pytest.approx(expected, abs=1e-12)
+    y_types = {sig[1] for sig in K.run_chunk.signatures}
+    assert types.none in y_types
+    assert any(isinstance(t, types.Array) for t in y_types)
