@@ -222,15 +222,25 @@ def test_a_truncated_antecedent_set_reports_a_valid_lower_bound():
 
 @pytest.mark.slow  # a child process: about 15 s on a loaded machine
 def test_ctrl_c_during_mining_returns_interrupted():
-    """A SIGINT while mining stops the miner (status INTERRUPTED) instead of raising KeyboardInterrupt."""
+    """A SIGINT while mining stops the miner (status INTERRUPTED) instead of raising KeyboardInterrupt.  The signal
+    is sent as the miner starts its second chunk (a timer could fire after the mining loop on a fast machine)."""
     code = """
-import os, signal, threading
+import os, signal
 import numpy as np
+from optbb.common import mining
 from optbb.corels import CorelsClassifier
 rng = np.random.default_rng(0)
 X, y = rng.integers(0, 2, (200, 600)), rng.integers(0, 2, 200)
 CorelsClassifier().fit(X[:, :4], y)
-threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+chunk, calls = mining.mine_chunk, []
+
+def second_chunk_interrupted(*args):
+    calls.append(1)
+    if len(calls) == 2:
+        os.kill(os.getpid(), signal.SIGINT)
+    return chunk(*args)
+
+mining.mine_chunk = second_chunk_interrupted
 clf = CorelsClassifier().fit(X, y)
 print(clf.result_.status.name, clf.antecedents_.status.name, len(clf.antecedents_.antecedents))
 """
