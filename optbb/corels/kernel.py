@@ -63,6 +63,21 @@ def node_lookahead(T, TE, node, n, lam, lookahead):
 
 
 @njit(cache=True, inline="always")
+def binary_counts(u, r, y1, z):
+    """Unweighted two-class fast path: ``(captured, captured of class 1, equivalent-points minority)`` of the samples
+    in ``u & r``, three popcounts per word."""
+    nv = 0
+    c1 = 0
+    zc = 0
+    for i in range(u.shape[0]):
+        t = u[i] & r[i]
+        nv += popcount64(t)
+        c1 += popcount64(t & y1[i])
+        zc += popcount64(t & z[i])
+    return nv, c1, zc
+
+
+@njit(cache=True, inline="always")
 def captured_amounts(a, b, Y, z, w, tv, cc):
     """Amounts of the samples in ``a & b``: returns ``(total, equivalent-points minority)`` and writes the amount of
     each class into ``cc``.  Counts by popcount when ``w`` is None (class 0 is the total minus the others), else
@@ -71,15 +86,7 @@ def captured_amounts(a, b, Y, z, w, tv, cc):
     nw = a.shape[0]
     k = Y.shape[0]
     if w is None:
-        y1 = Y[1]
-        nv = 0
-        c1 = 0
-        zc = 0
-        for i in range(nw):
-            t = a[i] & b[i]
-            nv += popcount64(t)
-            c1 += popcount64(t & y1[i])
-            zc += popcount64(t & z[i])
+        nv, c1, zc = binary_counts(a, b, Y[1], z)
         cc[1] = c1
         rest = nv - c1
         for j in range(2, k):
@@ -98,21 +105,6 @@ def captured_amounts(a, b, Y, z, w, tv, cc):
         cc[j] = weight_and(tv, Y[j], w)
         tot += cc[j]
     return tot, weight_and(tv, z, w)
-
-
-@njit(cache=True, inline="always")
-def binary_counts(u, r, y1, z):
-    """Unweighted two-class fast path: ``(captured, captured of class 1, equivalent-points minority)`` of the samples
-    in ``u & r``, three popcounts per word."""
-    nv = 0
-    c1 = 0
-    zc = 0
-    for i in range(u.shape[0]):
-        t = u[i] & r[i]
-        nv += popcount64(t)
-        c1 += popcount64(t & y1[i])
-        zc += popcount64(t & z[i])
-    return nv, c1, zc
 
 
 @njit(cache=True)

@@ -81,6 +81,7 @@ class CorelsEngine:
         self.n = data.n_samples if self.weights is None else float(self.weights.sum())
         # a bitset per class, or None for two classes without weights (selects the kernel's popcount fast path)
         self.k_bits = None if self.weights is None and data.n_classes == 2 else self.Y
+        self.y1 = self.Y[1]
         rem = data.n_samples - (self.w - 1) * 64
         self.tail_mask = np.uint64((1 << rem) - 1) if rem < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
         self.cfg = np.array([policy, map_type, "support" not in ablation, "accurate_support" not in ablation,
@@ -129,7 +130,7 @@ class CorelsEngine:
             self.collect_garbage()
         if self.node_limit is not None:
             work = min(work, self.node_limit - int(self.st[K.S_EVALUATED]))
-        code = K.run_chunk(self.rules, self.k_bits, self.Y[1], self.z, self.weights, self.n, self.lam,
+        code = K.run_chunk(self.rules, self.k_bits, self.y1, self.z, self.weights, self.n, self.lam,
                            self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, self.heap.key,
                            self.heap.seq, self.heap.item, *self.map.arrays(), self.st, self.fst, self.best_prefix,
                            work, True)
