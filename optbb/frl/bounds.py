@@ -41,10 +41,7 @@ def _inverse_alpha_term(lp, ln, rp):
 def frl_completion_bound(lp, ln, rp, rn, n, w, C):
     """Theorem 4.6, Eq. (8), the part added to ``L(e)``:
     ``min((1/alpha_{|e|-1} - 1) rp / n + C, w rp / n, rn / n)``; ``L*(e) = L(e) + this``."""
-    t1 = _inverse_alpha_term(lp, ln, rp) / n + C
-    t2 = w * rp / n
-    t3 = rn / n
-    return min(t1, min(t2, t3))
+    return min(_inverse_alpha_term(lp, ln, rp) / n + C, min(w * rp / n, rn / n))
 
 
 @njit(cache=True, inline="always")

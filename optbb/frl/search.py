@@ -130,44 +130,20 @@ def sample_index(f, m, s):
 
 
 @njit(cache=True)
-def column_counts(B):
-    """Popcount of every row of a bit matrix."""
-    out = np.empty(B.shape[0], dtype=np.int64)
-    for j in range(B.shape[0]):
-        out[j] = popcount(B[j])
-    return out
-
-
-@njit(cache=True)
-def pair_counts(B):
-    """Symmetric matrix of ``|B[j] & B[r]|`` (int32), the level-1 cache."""
-    A = B.shape[0]
-    out = np.empty((A, A), dtype=np.int32)
-    for j in range(A):
-        for r in range(j, A):
-            c = popcount_and(B[j], B[r])
-            out[j, r] = c
-            out[r, j] = c
-    return out
-
-
-@njit(cache=True)
-def column_weights(B, wts, per_word):
-    """Weight of every row of a bit matrix (the weighted :func:`column_counts`)."""
-    out = np.empty(B.shape[0], dtype=np.float64)
+def column_mass(B, wts, per_word, out):
+    """``out[j] = |B[j]|`` for every row of a bit matrix: popcounts (``wts`` None) or weights (see :func:`_mass`)."""
     for j in range(B.shape[0]):
         out[j] = _mass(B[j], wts, per_word)
     return out
 
 
 @njit(cache=True)
-def pair_weights(B, wts, per_word):
-    """Symmetric matrix of the weights of ``B[j] & B[r]`` (the weighted :func:`pair_counts`)."""
+def pair_mass(B, wts, per_word, out):
+    """Symmetric matrix ``out[j, r] = |B[j] & B[r]|`` (popcounts or weights), the level-1 cache."""
     A = B.shape[0]
-    out = np.empty((A, A), dtype=np.float64)
     for j in range(A):
         for r in range(j, A):
-            c = _mass_and(B[j], B[r], wts, per_word, 0, B.shape[1])
+            c = _mass_row(B[j], B[r], wts, per_word)
             out[j, r] = c
             out[r, j] = c
     return out
@@ -256,6 +232,16 @@ def _frl_cn_limit(cp, P_rem, N_rem, L_d, L_best, n, w, C, paper_feasibility, mar
 
 
 @njit(cache=True)
+def _work_arrays(all_pos, all_neg, tot_pos, tot_neg):
+    """A chunk's work arrays: the uncaptured samples, the counts at a level, the used antecedents, the candidates
+    and their curiosities, the list being grown."""
+    A = tot_pos.shape[0]
+    return (np.empty_like(all_pos), np.empty_like(all_neg), np.empty_like(tot_pos), np.empty_like(tot_neg),
+            np.zeros(A, dtype=np.bool_), np.empty(A, dtype=np.int64), np.empty(A, dtype=np.float64),
+            np.empty(A, dtype=np.int64))
+
+
+@njit(cache=True)
 def _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand_row):
     """Every sample uncaptured, no antecedent used, no candidate count recorded yet."""
     copy_into(rem_pos, all_pos, all_pos.shape[0])
@@ -307,21 +293,10 @@ def frl_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_p
     A = Xpos.shape[0]
     P, N = _mass(all_pos, wpos, per_word), _mass(all_neg, wneg, per_word)
     integral = wpos is None
-    if integral:
-        margin = 1.0
-    else:
-        margin = 1e-9 * n
-    nwn = Xneg.shape[1]
-    nwp = Xpos.shape[1]
-    rem_pos = np.empty_like(all_pos)
-    rem_neg = np.empty_like(all_neg)
-    cp = np.empty_like(tot_pos)
-    cn = np.empty_like(tot_neg)
+    margin = 1.0 if integral else 1e-9 * n
+    nwp, nwn = Xpos.shape[1], Xneg.shape[1]
+    rem_pos, rem_neg, cp, cn, used, cand_idx, cand_f, rules = _work_arrays(all_pos, all_neg, tot_pos, tot_neg)
     full = np.zeros(A, dtype=np.bool_)      # cn[j] is the exact count at this level
-    used = np.zeros(A, dtype=np.bool_)
-    cand_idx = np.empty(A, dtype=np.int64)
-    cand_f = np.empty(A, dtype=np.float64)
-    rules = np.empty(A, dtype=np.int64)
     for t in range(n_iter):
         _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand[t])
         P_rem = P
@@ -444,15 +419,8 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
     A = Xpos.shape[0]
     P, N = _mass(all_pos, wpos, per_word), _mass(all_neg, wneg, per_word)
     nwp, nwn = Xpos.shape[1], Xneg.shape[1]
-    rem_pos = np.empty_like(all_pos)
-    rem_neg = np.empty_like(all_neg)
-    cp = np.empty_like(tot_pos)
-    cn = np.empty_like(tot_neg)
-    used = np.zeros(A, dtype=np.bool_)
-    cand_idx = np.empty(A, dtype=np.int64)
-    cand_f = np.empty(A, dtype=np.float64)
+    rem_pos, rem_neg, cp, cn, used, cand_idx, cand_f, rules = _work_arrays(all_pos, all_neg, tot_pos, tot_neg)
     stop_after = np.zeros(A, dtype=np.bool_)
-    rules = np.empty(A, dtype=np.int64)
     for t in range(n_iter):
         _start_iteration(rem_pos, rem_neg, all_pos, all_neg, used, cand[t])
         P_rem = P
@@ -586,29 +554,25 @@ class SearchData:
         if weights is None:
             self.tiny = 0.0
             self.n_pos, self.n_neg = int(pos.sum()), int((~pos).sum())
-            self.tot_pos = column_counts(self.Xpos)
-            self.tot_neg = column_counts(self.Xneg)
         else:
             self.tiny = 0.5 * float(weights.min())
             self.n_pos, self.n_neg = float(wp.sum()), float(wn.sum())
-            self.tot_pos = column_weights(self.Xpos, self.wpos, self.per_word)
-            self.tot_neg = column_weights(self.Xneg, self.wneg, self.per_word)
+        A = self.n_antecedents
+        count, pair = (np.int64, np.int32) if weights is None else (np.float64, np.float64)
+        self.tot_pos = column_mass(self.Xpos, self.wpos, self.per_word, np.empty(A, count))
+        self.tot_neg = column_mass(self.Xneg, self.wneg, self.per_word, np.empty(A, count))
         # word operations of the pair cache; a per-sample weighted count also visits each set bit (at most A per bit)
-        work = self.n_antecedents ** 2 * (self.Xpos.shape[1] + self.Xneg.shape[1]) / 2
+        work = A ** 2 * (self.Xpos.shape[1] + self.Xneg.shape[1]) / 2
         if weights is not None and not self.per_word:
-            bits = float(column_counts(self.Xpos).sum() + column_counts(self.Xneg).sum())
-            work += self.n_antecedents * bits / 2 * self.PAIR_BIT_COST
+            bits = sum(float(column_mass(X, None, False, np.empty(A, np.int64)).sum()) for X in (self.Xpos, self.Xneg))
+            work += A * bits / 2 * self.PAIR_BIT_COST
         self.mass = self.n_pos + self.n_neg
         self.use_pairs = work <= self.PAIR_WORK_LIMIT
-        if self.use_pairs and weights is None:
-            self.pair_pos = pair_counts(self.Xpos)
-            self.pair_neg = pair_counts(self.Xneg)
-        elif self.use_pairs:
-            self.pair_pos = pair_weights(self.Xpos, self.wpos, self.per_word)
-            self.pair_neg = pair_weights(self.Xneg, self.wneg, self.per_word)
-        else:
-            self.pair_pos = np.zeros((1, 1), dtype=np.float64 if weights is not None else np.int32)
-            self.pair_neg = np.zeros((1, 1), dtype=self.pair_pos.dtype)
+        shape = (A, A) if self.use_pairs else (1, 1)
+        self.pair_pos, self.pair_neg = np.zeros(shape, pair), np.zeros(shape, pair)
+        if self.use_pairs:
+            pair_mass(self.Xpos, self.wpos, self.per_word, self.pair_pos)
+            pair_mass(self.Xneg, self.wneg, self.per_word, self.pair_neg)
         self.seconds = time.perf_counter() - t0
 
     @property
@@ -710,7 +674,6 @@ class FrlEngine:
         self.cpu_start = time.process_time()
         self.t_origin = time.perf_counter()  # the driver's clock starts right after start() and load_kernels()
         self.search_time = 0.0
-        return None
 
     def _chunk(self, m: int) -> tuple[np.ndarray, np.ndarray]:
         """Run ``m`` iterations: their objectives and candidate counts per level."""
