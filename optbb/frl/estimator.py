@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Hidden, StrOptions
 
 from ..common.data import BinaryDataset, from_arrays
 from ..common.limits import Budget, Limits
-from ..common.mining import MinedAntecedents, load_kernels, mine_classwise
+from ..common.mining import MinedAntecedents, class_support_threshold, load_kernels, mine_classwise
 from ..common.result import Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
@@ -31,8 +31,6 @@ def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_s
     classes appears as two tuples (spec of the reference run, Section 4).  Ties in frequency keep the column order.
     With ``weights``, supports and frequencies are weights, as in the weighted miner.
     """
-    from ..common.mining import class_support_threshold
-
     num, den = class_support_threshold(min_support)
     pos = y == 1
     wt = np.ones(y.shape[0], dtype=np.int64) if weights is None else weights  # counts: weights of 1, exact integers
@@ -87,14 +85,16 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
                           "unlike CorelsClassifier's min_support); min_support will be removed", FutureWarning,
                           stacklevel=3)
             p["min_support"] = float(self.min_support)
-        if self._soft:
-            p["C1"] = float(self.monotonicity_penalty)
-            p["paper"] = True
-        else:
-            p["C1"] = 0.0
-            p["paper"] = self.feasibility == "paper"
+        p["C1"] = float(self.monotonicity_penalty) if self._soft else 0.0
+        p["paper"] = self._soft or self.feasibility == "paper"
         p["random_state"] = check_random_state(self.random_state)
         return p
+
+    def _store(self, params: dict) -> None:
+        """``__init__``: every argument stored unchanged under its own name (scikit-learn's convention)."""
+        for name, value in params.items():
+            if name != "self":
+                setattr(self, name, value)
 
     def fit(self, X, y, sample_weight=None):
         """Mine the antecedents of ``X`` (0/1 features) class-wise and search for the best (softly) falling list.
@@ -174,24 +174,20 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.result_ = result
         return self
 
-    def _check_fitted(self, X):
-        return validate_predict_input(self, X)
-
     def predict_proba(self, X):
         """``[1 - p, p]`` with ``p`` the probability of the rule that captures each row."""
-        X01 = self._check_fitted(X)
+        X01 = validate_predict_input(self, X)
         return self.rule_list_.predict_proba(X01)
 
     def predict(self, X):
         """``classes_[1]`` iff the capturing rule's probability exceeds ``1/(1+w)``, else ``classes_[0]``."""
-        X01 = self._check_fitted(X)
+        X01 = validate_predict_input(self, X)
         return self.classes_[self.rule_list_.predict(X01)]
 
     def decision_function(self, X):
         """The capturing rule's probability of ``classes_[1]`` minus the threshold ``1/(1+w)``: positive exactly
         where ``predict`` says ``classes_[1]`` (the scikit-learn convention for binary classifiers)."""
         return self.predict_proba(X)[:, 1] - self.threshold_
-
 
     def __str__(self) -> str:
         """The fitted falling rule list, or the parameters before fit."""
@@ -240,25 +236,7 @@ class FRLClassifier(_FRLBase):
                  max_card=2, min_class_support=0.1, negations=False, feasibility="paper", random_state=None,
                  time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
                  memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated", class_weight=None):
-        self.positive_weight = positive_weight
-        self.regularization = regularization
-        self.n_iter = n_iter
-        self.p_stop = p_stop
-        self.curiosity_weight = curiosity_weight
-        self.max_card = max_card
-        self.min_class_support = min_class_support
-        self.negations = negations
-        self.feasibility = feasibility
-        self.random_state = random_state
-        self.time_limit = time_limit
-        self.keep_duplicates = keep_duplicates
-        self.max_recorded_iterations = max_recorded_iterations
-        self.node_limit = node_limit
-        self.memory_limit = memory_limit
-        self.verbose = verbose
-        self.feature_names = feature_names
-        self.min_support = min_support
-        self.class_weight = class_weight
+        self._store(locals())
 
 
 class SoftFRLClassifier(_FRLBase):
@@ -276,22 +254,4 @@ class SoftFRLClassifier(_FRLBase):
                  curiosity_weight=0.8, max_card=2, min_class_support=0.1, negations=False, random_state=None,
                  time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
                  memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated", class_weight=None):
-        self.positive_weight = positive_weight
-        self.regularization = regularization
-        self.monotonicity_penalty = monotonicity_penalty
-        self.n_iter = n_iter
-        self.p_stop = p_stop
-        self.curiosity_weight = curiosity_weight
-        self.max_card = max_card
-        self.min_class_support = min_class_support
-        self.negations = negations
-        self.random_state = random_state
-        self.time_limit = time_limit
-        self.keep_duplicates = keep_duplicates
-        self.max_recorded_iterations = max_recorded_iterations
-        self.node_limit = node_limit
-        self.memory_limit = memory_limit
-        self.verbose = verbose
-        self.feature_names = feature_names
-        self.min_support = min_support
-        self.class_weight = class_weight
+        self._store(locals())
