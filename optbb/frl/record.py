@@ -30,7 +30,6 @@ class IterationRecord:
         self.n_improvements = 0
         self.last_improvement = 0  # iteration (1-based) of the last improvement
 
-
     @property
     def n_recorded(self) -> int:
         return min(self.n, self.limit)
