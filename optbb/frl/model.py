@@ -81,17 +81,14 @@ class FallingRuleList(JsonForm):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per rule, as the paper's Table 1 (plus the raw proportion column of the softFRL tables)."""
-        rows = []
-        for j in range(len(self) + 1):
-            rows.append({
-                "rule": "IF" if j == 0 and len(self) else ("ELSE" if j == len(self) else "ELSE IF"),
-                "antecedent": self.names[j] if j < len(self) else "-",
-                "probability": float(self.probabilities[j]),
-                "proportion": float(self.proportions[j]),
-                "n_pos": _count(self.n_pos[j]),
-                "n_neg": _count(self.n_neg[j]),
-            })
-        df = pd.DataFrame(rows)
+        df = pd.DataFrame([{
+            "rule": "IF" if j == 0 and len(self) else ("ELSE" if j == len(self) else "ELSE IF"),
+            "antecedent": self.names[j] if j < len(self) else "-",
+            "probability": float(self.probabilities[j]),
+            "proportion": float(self.proportions[j]),
+            "n_pos": _count(self.n_pos[j]),
+            "n_neg": _count(self.n_neg[j]),
+        } for j in range(len(self) + 1)])
         if not self.soft:
             df = df.drop(columns="proportion")
         return df

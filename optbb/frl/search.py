@@ -615,10 +615,8 @@ def build_falling_list(rules: list[int], antecedents, names, A: np.ndarray, y: n
     y = np.asarray(y).astype(bool)
     clause = first_match((A[:, r] != 0 for r in rules), A.shape[0])
     wts = None if weights is None else np.asarray(weights, dtype=np.float64)
-    n_pos = np.bincount(clause[y], weights=None if wts is None else wts[y], minlength=len(rules) + 1)
-    n_neg = np.bincount(clause[~y], weights=None if wts is None else wts[~y], minlength=len(rules) + 1)
-    if weights is None:
-        n_pos, n_neg = n_pos.astype(np.int64), n_neg.astype(np.int64)
+    n_pos, n_neg = (np.bincount(clause[c], weights=None if wts is None else wts[c], minlength=len(rules) + 1)
+                    .astype(np.int64 if wts is None else np.float64) for c in (y, ~y))
     tot = n_pos + n_neg
     prop = np.where(tot > 0, n_pos / np.where(tot > 0, tot, 1), 0.0)
     prob = make_falling(prop) if soft else prop.copy()
