@@ -23,15 +23,18 @@ import time
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import partial
 
 import numpy as np
 from .jit import njit
 
 from .bitset import hash_words, n_words, pack_rows, popcount64, unpack_rows, weight_and, weight_of
 from .data import BinaryDataset
+from .equivalence import minority_vector
 from .growth import GrowthStopped, grow
 from .keyindex import SLOT_BYTES, find_row, index_capacity, index_put, new_index, reindex
-from .limits import Budget, InterruptGuard
+from .limits import Budget, InterruptGuard, Limits
 from .result import Status
 
 NOT = "not "
@@ -277,21 +280,14 @@ class _Miner:
     def __init__(self, data: BinaryDataset, max_card: int, negations: bool, ip: np.ndarray, fp: np.ndarray,
                  budget: Budget, weights: np.ndarray | None = None):
         self.weights = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-        X = data.X
         self.n = data.n_samples
         self.feature_names = list(data.feature_names)
         self.max_card = int(max_card)
-        lit_feat = list(range(X.shape[1]))
-        lit_neg = [False] * X.shape[1]
-        cols = X.T
-        if negations:
-            lit_feat += list(range(X.shape[1]))
-            lit_neg += [True] * X.shape[1]
-            cols = np.concatenate([cols, 1 - cols], axis=0)
-        self.lits = pack_rows(cols)
-        self.lit_feat = np.array(lit_feat, dtype=np.int64)
-        self.lit_neg_arr = np.array(lit_neg, dtype=bool)
-        self.lit_names = np.array([(NOT if g else "") + self.feature_names[f] for f, g in zip(lit_feat, lit_neg)],
+        signs = (False, True) if negations else (False,)  # the literals: every feature, then every negation
+        self.lits = pack_rows(np.concatenate([1 - data.X.T if g else data.X.T for g in signs], axis=0))
+        self.lit_feat = np.tile(np.arange(data.n_features, dtype=np.int64), len(signs))
+        self.lit_neg_arr = np.repeat(np.array(signs, dtype=bool), data.n_features)
+        self.lit_names = np.array([(NOT if g else "") + name for g in signs for name in self.feature_names],
                                   dtype=object)
         self.ypos = pack_rows((data.y == 1).reshape(1, -1))[0]
         self.ip, self.fp = ip, fp
@@ -334,10 +330,7 @@ class _Miner:
         limit = self.budget.limits.memory_limit
         if limit is not None and self.nbytes() + added > limit:
             return False
-
-        def stop():
-            return self.budget.must_stop(guard)
-
+        stop = partial(self.budget.must_stop, guard)
         kept_bits, kept_lits, ehash = (grow(self.kept_bits, new_rows, stop), grow(self.kept_lits, new_rows, stop),
                                        grow(self.ehash, new_rows, stop))
         index = reindex(ehash, int(self.state[S_KEPT]), idx, stop) if idx != self.index.shape[0] else self.index
@@ -429,8 +422,6 @@ def _next_chunk(chunk: int, dt: float, budget: Budget) -> int:
 
 def _mine(data: BinaryDataset, max_card: int, negations: bool, dedupe: bool, ip: np.ndarray, fp: np.ndarray,
           budget: Budget | None, weights: np.ndarray | None = None, allow_empty: bool = False) -> MinedAntecedents:
-    from .limits import Limits
-
     budget = budget if budget is not None else Budget(Limits())
     t0 = time.perf_counter()
     gc_was_on = gc.isenabled()
@@ -468,8 +459,6 @@ def class_support_threshold(min_support: float):
     """``min_support`` as an exact fraction ``(num, den)``: an itemset with ``count`` rows in a class of ``n_class``
     rows is frequent iff ``count * den >= num * n_class`` (pyfim's ``count * 100 >= supp * n_class`` for a
     percentage ``supp``, without floating-point rounding: ``0.1 * 30`` is not ``3``)."""
-    from fractions import Fraction
-
     f = Fraction(str(float(min_support))).limit_denominator(10 ** 9)
     return f.numerator, f.denominator
 
@@ -518,8 +507,6 @@ def raw_points_bound(data: BinaryDataset) -> float:
     """A lower bound on the misclassification rate of every classifier that is a function of the features of
     ``data``: the equivalent points bound (CORELS Prop. 19 / Thm 20) over identical feature rows.  Antecedents are
     functions of the features, so it holds for any antecedent set, complete or cut short by a limit."""
-    from .equivalence import minority_vector
-
     z = minority_vector(data.X, data.y, data.sample_weight)
     w = np.ones(data.n_samples) if data.sample_weight is None else data.sample_weight
     return float((z * w).sum() / w.sum())
