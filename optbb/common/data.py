@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .bitset import pack, pack_rows, unpack, unpack_rows
+from .equivalence import equivalence_classes, minority_vector
 from .weights import check_sample_weight
 
 
@@ -98,8 +99,6 @@ class BinaryDataset:
 
     def minority_bits(self) -> np.ndarray:
         """Equivalent-points minority bitset computed from the data (checked against a given ``.minor``)."""
-        from .equivalence import minority_vector
-
         z = minority_vector(self.X, self.y, self.sample_weight)
         if self.minority is not None:
             given = unpack(self.minority, self.n_samples)
@@ -121,8 +120,6 @@ class BinaryDataset:
 
 def _group_minority_counts(data: BinaryDataset, z: np.ndarray) -> np.ndarray:
     """Per equivalence class, the number of flagged points (ties may flag either label, so compare counts)."""
-    from .equivalence import equivalence_classes
-
     groups = equivalence_classes(data.X)
     return np.bincount(groups, weights=z.astype(np.float64), minlength=int(groups.max(initial=-1)) + 1)
 

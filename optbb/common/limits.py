@@ -5,6 +5,8 @@ import math
 import numbers
 import os
 import re
+import signal
+import threading
 import time
 from dataclasses import dataclass
 
@@ -151,17 +153,12 @@ class InterruptGuard:
         self.interrupted = True
 
     def __enter__(self) -> "InterruptGuard":
-        import signal
-        import threading
-
         if threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._previous[sig] = signal.signal(sig, self._handler)
         return self
 
     def __exit__(self, *exc) -> bool:
-        import signal
-
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
         self._previous.clear()
