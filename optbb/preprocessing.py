@@ -29,6 +29,9 @@ from .common.validation import Number
 
 
 STRATEGIES = ("quantile", "gbdt")
+# the 0/1 output of a threshold spec ``(name, kind, value)`` on its column's values ``x``
+_TESTS = {"lt": lambda x, v: x < v, "le": lambda x, v: x <= v,
+          "inr": lambda x, v: (x > v[0]) & (x <= v[1]), "in": lambda x, v: (x >= v[0]) & (x < v[1])}
 
 
 def _fmt(v: float, digits: int = 4) -> str:
@@ -390,16 +393,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 if np.any((x != 0) & (x != 1)):
                     raise ValueError(f"column {name!r} was 0/1 during fit but now has other values")
                 out[:, k] = x == 1
-            elif kind == "lt":
-                out[:, k] = x < v
-            elif kind == "le":
-                out[:, k] = x <= v
-            elif kind == "inr":
-                lo, hi, _ = v
-                out[:, k] = (x > lo) & (x <= hi)
             else:
-                lo, hi, _ = v
-                out[:, k] = (x >= lo) & (x < hi)
+                out[:, k] = _TESTS[kind](x, v)
         return out
 
     def get_feature_names_out(self, input_features=None):
