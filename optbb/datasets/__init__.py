@@ -97,17 +97,5 @@ def load_adult(split: str = "train", path: str | os.PathLike | None = None) -> t
     return df.drop(columns="income"), df["income"].rename("income")
 
 
-__all__ = [
-    "ADULT_COLUMNS",
-    "DATA_DIR",
-    "OSDT_NAMES",
-    "data_files",
-    "data_path",
-    "items_to_dataset",
-    "list_datasets",
-    "load_adult",
-    "load_bank_full",
-    "load_bank_full_items",
-    "load_compas_corels",
-    "load_osdt",
-]
+__all__ = ["ADULT_COLUMNS", "DATA_DIR", "OSDT_NAMES", "data_files", "data_path", "items_to_dataset", "list_datasets",
+           "load_adult", "load_bank_full", "load_bank_full_items", "load_compas_corels", "load_osdt"]

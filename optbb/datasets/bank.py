@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -40,20 +41,17 @@ def _bin(attr: str, x: int) -> str:
     raise ValueError(f"value {x} falls in no bin")
 
 
-def _campaign(x):
-    return "campaign=1" if x == 1 else ("campaign=2" if x == 2 else "campaign>=3")
-
-
-def _previous(x):
-    return "previous=0" if x == 0 else ("previous=1" if x == 1 else "previous>=2")
+def _count(attr: str, lo: int, top: int, x: int) -> str:
+    """``attr=x`` for ``lo <= x < top``, else ``attr>=top`` (``campaign=1``, ``campaign=2``, ``campaign>=3``)."""
+    return f"{attr}={x}" if lo <= x < top else f"{attr}>={top}"
 
 
 def discretize_bank(csv_path: str | os.PathLike) -> tuple[list[list[str]], np.ndarray]:
     """Items per row (in :data:`ATTRIBUTE_ORDER`) and 0/1 labels from the raw ``bank-full.csv`` (``;``-separated),
     with the bins documented in this module."""
     df = pd.read_csv(csv_path, sep=";")
-    binned = {"age": lambda x: _bin("age", x), "balance": lambda x: _bin("balance", x), "campaign": _campaign,
-              "previous": _previous}
+    binned = {"age": partial(_bin, "age"), "balance": partial(_bin, "balance"),
+              "campaign": partial(_count, "campaign", 1, 3), "previous": partial(_count, "previous", 0, 2)}
     rows = [[binned[a](int(r[a])) if a in binned else f"{a}={r[a]}" for a in ATTRIBUTE_ORDER]
             for r in (rec._asdict() for rec in df.itertuples(index=False))]
     y = (df["y"].astype(str) == "yes").to_numpy().astype(np.uint8)
