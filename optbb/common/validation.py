@@ -43,10 +43,8 @@ class MemorySize(StrOptions):
     def is_satisfied_by(self, val) -> bool:
         if not isinstance(val, str):
             return False
-        if val.strip().lower() == "auto":
-            return True
         try:
-            parse_memory(val)
+            parse_memory(val)  # "auto" included
         except ValueError:
             return False
         return True
@@ -97,8 +95,7 @@ def check_number(name: str, value, lo=None, hi=None, lo_open: bool = False, hi_o
     a ValueError naming the parameter, the interval and the value (the message of :func:`check_params`).  Booleans,
     text and non-finite values are refused."""
     left_open, right_open = lo is None or bool(lo_open), hi is None or bool(hi_open)
-    closed = {(False, False): "both", (True, False): "right", (False, True): "left", (True, True): "neither"}[
-        (left_open, right_open)]
+    closed = ("both", "left", "right", "neither")[2 * left_open + right_open]
     kind = numbers.Integral if integer else numbers.Real
     check_params({name: [Number(kind, lo, hi, closed=closed)]}, {name: value}, caller)
     return int(value) if integer else float(value)
@@ -161,8 +158,7 @@ def _target_array(y) -> np.ndarray:
 
 def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: bool = False):
     """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
-    the two classes, the DataFrame's feature names (or None) and validated weights.  With ``multiclass``, ``y`` may
-    hold ``k >= 2`` classes, encoded ``0 .. k-1`` in sorted order.
+    the two classes, the DataFrame's feature names (or None) and validated weights.
 
     With ``multiclass``, ``y`` may have ``k >= 2`` classes: the labels are then encoded ``0 .. k-1`` (int64) by
     sorted class.  With ``estimator`` given, ``n_features_in_`` and ``feature_names_in_`` are set on it the
