@@ -229,21 +229,17 @@ def write_corels(data: BinaryDataset, root: str | os.PathLike, minor: bool = Tru
     """Write ``root.out``, ``root.label`` and (if ``minor``) ``root.minor`` in the CORELS text format.
 
     ``.out``: one line ``{name} b1 ... bN`` per column of ``data``; ``.label``: one line per class,
-    ``{label_names[j]} ...`` marking the samples of class ``j`` (two classes: label 0 first, then label 1); ``.minor``: ``{group_minority} ...``, the
-    equivalent-points minority vector computed over all columns (``optbb.common.equivalence``).  Returns the
-    paths written.
+    ``{label_names[j]} ...`` marking the samples of class ``j`` (two classes: label 0 first, then label 1);
+    ``.minor``: ``{group_minority} ...``, the equivalent-points minority vector computed over all columns
+    (``optbb.common.equivalence``).  Returns the paths written.
     """
-    root = os.fspath(root)
-    paths = [Path(root + ".out"), Path(root + ".label")]
-    with open(paths[0], "w", encoding="utf-8", newline="\n") as fh:
-        for j, name in enumerate(data.feature_names):
-            fh.write(_bit_line(name, data.X[:, j]))
-    with open(paths[1], "w", encoding="utf-8", newline="\n") as fh:
-        for j, name in enumerate(data.label_names):
-            fh.write(_bit_line(name, data.y == j))
+    files = {".out": zip(data.feature_names, data.X.T),
+             ".label": ((name, data.y == j) for j, name in enumerate(data.label_names))}
     if minor:
-        paths.append(Path(root + ".minor"))
-        with open(paths[2], "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(_bit_line("group_minority", minority_vector(data.X, data.y, data.sample_weight)))
+        files[".minor"] = [("group_minority", minority_vector(data.X, data.y, data.sample_weight))]
+    paths = [Path(os.fspath(root) + ext) for ext in files]
+    for path, lines in zip(paths, files.values()):
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.writelines(_bit_line(name, bits) for name, bits in lines)
     return paths
 
