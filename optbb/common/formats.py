@@ -171,11 +171,8 @@ def latex_chain(conditions: list[str], outcomes: list[str], default: str) -> str
         keyword = r"\If" if k == 0 else r"\ElsIf"
         lines.append(f"{keyword} {{$({latex_escape(cond)})$}}")
         lines.append(rf"\State ${out}$")
-    if conditions:
-        lines.append(r"\Else")
-    lines.append(rf"\State ${default}$")
-    if conditions:
-        lines.append(r"\EndIf")
+    default_line = rf"\State ${default}$"
+    lines += [r"\Else", default_line, r"\EndIf"] if conditions else [default_line]
     lines.append(r"\end{algorithmic}")
     return "\n".join(lines)
 
@@ -189,6 +186,5 @@ def dot_chain(conditions: list[str], outcomes: list[str], default: str) -> str:
         lines.append(f'  c{k} -> o{k} [label="yes"];')
         nxt = f"c{k + 1}" if k + 1 < len(conditions) else "default"
         lines.append(f'  c{k} -> {nxt} [label="no"];')
-    lines.append(f'  default [shape=box, label="{dot_escape(default)}"];')
-    lines.append("}")
+    lines += [f'  default [shape=box, label="{dot_escape(default)}"];', "}"]
     return "\n".join(lines)

@@ -5,9 +5,9 @@ does a variable that still holds its first constant value (``kept = 0`` before a
 compiles the callee once more for every such value: ``f(a, 0)``, ``f(a, 1)`` and ``f(a, i)`` cost three
 compilations of ``f`` in a fresh process, and each copy is optimised again inside every caller.  The dispatcher
 below hands the callee plain integer types instead (the caller casts its constant; an omitted integer argument
-is passed as its default), so each kernel compiles once per combination of array and scalar types.  The generated code is the same: the caller's constant still reaches
-LLVM, which propagates it when it inlines the callee.  Boolean literals are kept: a ``True``/``False`` argument
-selects a specialised loop on purpose.
+is passed as its default), so each kernel compiles once per combination of array and scalar types.  The generated
+code is the same: the caller's constant still reaches LLVM, which propagates it when it inlines the callee.
+Boolean literals are kept: a ``True``/``False`` argument selects a specialised loop on purpose.
 """
 from __future__ import annotations
 

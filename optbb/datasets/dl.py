@@ -36,9 +36,7 @@ DL_OPTIMA: dict[str, tuple[int | None, int | None]] = {
 def default_shared_dir() -> Path:
     """The ``shared`` folder beside the repository (``$OPTBB_SHARED`` overrides it)."""
     env = os.environ.get("OPTBB_SHARED")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared"
+    return Path(env) if env else Path(__file__).resolve().parents[2].parent / "shared"
 
 
 def dl_path(name: str, shared_dir: str | os.PathLike | None = None) -> Path:
