@@ -355,8 +355,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         lo, hi, integer = v
         if kind == "inr":  # (lo, hi]: integers lo < k <= hi are floor(lo) + 1 .. floor(hi)
             if integer:
-                first = -np.inf if lo == -np.inf else np.floor(lo) + 1
-                last = np.inf if hi == np.inf else np.floor(hi)
+                first, last = np.floor(lo) + 1, np.floor(hi)  # -inf and inf stay infinite
                 if first == -np.inf:
                     return f"{name}<={f(last)}"
                 if last == np.inf:
@@ -372,8 +371,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if hi == np.inf:
             return f"{name}>={f(lo)}"
         if integer:
-            top = hi - 1
-            return f"{name}={f(lo)}" if top == lo else f"{name}={f(lo)}-{f(top)}"
+            return f"{name}={f(lo)}" if hi - 1 == lo else f"{name}={f(lo)}-{f(hi - 1)}"
         return f"{f(lo)}<={name}<{f(hi)}"
 
     def transform(self, X):
