@@ -103,10 +103,8 @@ class BinaryDataset:
         if self.minority is not None:
             given = unpack(self.minority, self.n_samples)
             if not np.array_equal(_group_minority_counts(self, given), _group_minority_counts(self, z)):
-                raise ValueError(
-                    "the given .minor vector disagrees with the equivalent-points minority computed from the data "
-                    f"({int(given.sum())} flagged points given, {int(z.sum())} computed)"
-                )
+                raise ValueError("the given .minor vector disagrees with the equivalent-points minority computed from "
+                                 f"the data ({int(given.sum())} flagged points given, {int(z.sum())} computed)")
         return pack(z)
 
     def subset(self, rows: np.ndarray | None = None, columns: Sequence[int] | None = None) -> "BinaryDataset":

@@ -355,8 +355,7 @@ class _Miner:
                 combo = np.zeros(card, dtype=np.int64)
                 partial = np.zeros((card + 1, max(self.nw, 1)), dtype=np.uint64)
                 partial[0] = pack_rows(np.ones((1, self.n), dtype=np.uint8))[0]
-                self.state[S_STARTED] = 0
-                self.state[S_LEVEL] = 0
+                self.state[S_STARTED] = self.state[S_LEVEL] = 0
                 while True:
                     status = self.limit_status(guard)
                     if status is not None:
