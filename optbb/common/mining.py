@@ -331,8 +331,7 @@ class _Miner:
         if limit is not None and self.nbytes() + added > limit:
             return False
         stop = partial(self.budget.must_stop, guard)
-        kept_bits, kept_lits, ehash = (grow(self.kept_bits, new_rows, stop), grow(self.kept_lits, new_rows, stop),
-                                       grow(self.ehash, new_rows, stop))
+        kept_bits, kept_lits, ehash = (grow(a, new_rows, stop) for a in (self.kept_bits, self.kept_lits, self.ehash))
         index = reindex(ehash, int(self.state[S_KEPT]), idx, stop) if idx != self.index.shape[0] else self.index
         self.kept_bits, self.kept_lits, self.ehash, self.index = kept_bits, kept_lits, ehash, index
         return True
