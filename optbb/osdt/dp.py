@@ -45,6 +45,7 @@ from numba.extending import overload
 
 from ..common.bitset import hash_words, popcount64
 from ..common.bounds import majority_class
+from ..common.driver import DONE, NEED_MEMORY, NODE_LIMIT, RUNNING  # chunk return codes: the driver's
 from ..common.hashtable import ht_find, ht_put
 from ..common.jit import njit
 from .bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
@@ -56,15 +57,13 @@ UNLIMITED = 1 << 30  # depth budget without max_depth
 OPEN, LOOP, WAIT_A, WAIT_B = 0, 1, 2, 3
 # results handed from a child to its parent
 SUCCESS, FAIL = 1, 2
-# chunk return codes
-RUNNING, DONE, NODE_LIMIT, NEED_MEMORY = 0, 1, 2, 3
 # int64 state
 S_TOP, S_NODES, S_NENT, S_IMPROV, S_ROOTKIND, S_DEPTH2, S_MAXTOP, S_IMPNODES, S_HITS, S_DEPTH2_FAIL, \
     S_TFRAME, S_TFEAT = range(12)
 N_STATE = 12
 # int parameters
-P_N, P_M, P_K, P_D, P_SIMILAR, P_SMALL, P_NODELIMIT = range(7)
-N_IPARAMS = 7
+P_SIMILAR, P_SMALL, P_NODELIMIT = range(3)
+N_IPARAMS = 3
 # float state
 F_LAMN, F_ROOTVAL = range(2)
 N_FSTATE = 2

@@ -34,8 +34,6 @@ from .depth2 import depth2
 from .initial_tree import cart_warm_start
 from .model import Tree
 
-_CODES = {D.RUNNING: driver.RUNNING, D.DONE: driver.DONE, D.NODE_LIMIT: driver.NODE_LIMIT,
-          D.NEED_MEMORY: driver.NEED_MEMORY}
 _BIG = 1 << 62
 GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
 
@@ -135,7 +133,6 @@ class DPEngine:
         self.data = self._pack(q)
         self.depth = D.UNLIMITED if max_depth is None else int(max_depth)
         self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
-        self.ip[D.P_N], self.ip[D.P_M], self.ip[D.P_K], self.ip[D.P_D] = self.n, self.m, self.k, self.depth
         # small subproblems to the depth-2 solver: only with a depth limit (see :data:`optbb.osdt.dp.Tables`)
         self.ip[D.P_SIMILAR] = int(similar_support)
         self.ip[D.P_SMALL] = int(small_subproblems and max_depth is not None)
@@ -153,9 +150,7 @@ class DPEngine:
                 self.inc_leaves, self.inc_cost = list(incumbent), cost
         self.capacity = int(capacity)
         self.memory_limit = memory_limit
-        self.memo = None
-        self.stack = None
-        self.tables = None
+        self.memo = self.stack = self.tables = None
         self._best_lb = 0.0
         self._greedy_until = float("inf")
         self.cart_start = False  # the incumbent is the CART tree _greedy_tree would fit on all samples
@@ -203,11 +198,8 @@ class DPEngine:
         return D.Tables(np.zeros((3, k, m, m), np.int64), np.zeros((3, k), np.int64))
 
     def memory_bytes(self) -> int:
-        total = sum(a.nbytes for a in self.data)
-        for group in (self.memo, self.stack, self.tables):
-            if group is not None:
-                total += sum(a.nbytes for a in group)
-        return int(total)
+        groups = (self.data, self.memo, self.stack, self.tables)
+        return int(sum(a.nbytes for group in groups if group is not None for a in group))
 
     # -- protocol ------------------------------------------------------------------------------------------------
     def start(self) -> Status | None:
@@ -235,11 +227,10 @@ class DPEngine:
         return pack_rows(np.ones((1, self.n), dtype=bool))[0]
 
     def step(self, work: int) -> int:
-        return _CODES[D.run(self.data, self.memo, self.stack, self.st, self.ip, self.fp, self.tables, int(work))]
+        return D.run(self.data, self.memo, self.stack, self.st, self.ip, self.fp, self.tables, int(work))
 
     def grow(self, cap_bytes: int | None, must_stop: Callable[[], bool]) -> bool:
-        cap = self.memo.lb.shape[0]
-        new_cap = 2 * cap
+        new_cap = 2 * self.memo.lb.shape[0]
         extra = sum(a.nbytes for a in self.memo)  # everything doubles
         # the old memo is freed only once the new one (twice its size) is filled: the peak is the current bytes
         # plus the new memo
@@ -301,12 +292,10 @@ class DPEngine:
             else:
                 v = float(stk.fv[k, D.FV_BEST])
                 j0 = int(stk.fi[k, D.FR_CURSOR])
-                if phase in (D.WAIT_A, D.WAIT_B):
-                    if phase == D.WAIT_A:
-                        other = stk.lbs[k, D.LB1 if stk.fi[k, D.FR_FIRST] == 0 else D.LB0, j0]
-                        v = min(v, val + float(other))
-                    else:
-                        v = min(v, float(stk.fv[k, D.FV_CA]) + val)
+                if phase != D.LOOP:  # a split in progress: the child's value plus the sibling's bound or cost
+                    row = D.LB1 if stk.fi[k, D.FR_FIRST] == 0 else D.LB0
+                    sibling = stk.lbs[k, row, j0] if phase == D.WAIT_A else stk.fv[k, D.FV_CA]
+                    v = min(v, val + float(sibling))
                     j0 += 1
                 rest = stk.lbs[k, D.LBF, j0:int(stk.fi[k, D.FR_NFEAT])]
                 if rest.size:
@@ -321,10 +310,7 @@ class DPEngine:
         self._greedy_until = time.perf_counter() + GREEDY_SECONDS
         model, errors = self._model()
         objective = objective_value(errors, model.n_leaves, self.w_total, self.lam)
-        if status is Status.OPTIMAL:
-            lower_bound = objective
-        else:
-            lower_bound = min(self.lower_bound(), objective)
+        lower_bound = objective if status is Status.OPTIMAL else min(self.lower_bound(), objective)
         counters = {
             "subproblems": int(self.st[D.S_NENT]),
             "subproblems_expanded": self.nodes(),
