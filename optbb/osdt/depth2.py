@@ -106,9 +106,6 @@ def _restrict_words(xbits, ybits, support):
 @njit(cache=True)
 def _restrict_gather(xbits, ybits, support, n_s):
     """Features and classes with the support's samples packed densely (sample ``t`` of the support -> bit ``t``)."""
-    m = xbits.shape[0]
-    k = ybits.shape[0]
-    wd = (n_s + 63) // 64
     pos = np.empty(n_s, dtype=np.int64)
     t = 0
     for j in range(support.shape[0]):
@@ -118,17 +115,18 @@ def _restrict_gather(xbits, ybits, support, n_s):
             pos[t] = j * 64 + popcount64(low - np.uint64(1))
             t += 1
             w ^= low
-    xs = np.zeros((m, wd), dtype=np.uint64)
-    for f in range(m):
-        for t in range(n_s):
+    return _gather_bits(xbits, pos), _gather_bits(ybits, pos)
+
+
+@njit(cache=True, inline="always")
+def _gather_bits(bits, pos):
+    """Each row of ``bits`` with bit ``pos[t]`` moved to bit ``t``, the others dropped."""
+    out = np.zeros((bits.shape[0], (pos.shape[0] + 63) // 64), dtype=np.uint64)
+    for r in range(bits.shape[0]):
+        for t in range(pos.shape[0]):
             i = pos[t]
-            xs[f, t >> 6] |= ((xbits[f, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) << np.uint64(t & 63)
-    cls = np.zeros((k, wd), dtype=np.uint64)
-    for c in range(k):
-        for t in range(n_s):
-            i = pos[t]
-            cls[c, t >> 6] |= ((ybits[c, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) << np.uint64(t & 63)
-    return xs, cls
+            out[r, t >> 6] |= ((bits[r, i >> 6] >> np.uint64(i & 63)) & np.uint64(1)) << np.uint64(t & 63)
+    return out
 
 
 @njit(cache=True)
@@ -249,35 +247,13 @@ def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, ri
         zero[j] = support[j] & ~xbits[f, j]
         n1 += popcount64(one[j])
         n0 += popcount64(zero[j])
-    if n1 <= n0:
-        _zero_table(right, right_t)
-        accumulate_pair_counts(right, right_t, xbits, ybits, one, 1, AUTO, mult)
-        _difference_into(left, left_t, counts, totals, right, right_t)
-    else:
-        _zero_table(left, left_t)
-        accumulate_pair_counts(left, left_t, xbits, ybits, zero, 1, AUTO, mult)
-        _difference_into(right, right_t, counts, totals, left, left_t)
-
-
-@njit(cache=True)
-def _zero_table(counts, totals):
-    flat = counts.reshape(-1)
-    for i in range(flat.shape[0]):
-        flat[i] = 0
-    for c in range(totals.shape[0]):
-        totals[c] = 0
-
-
-@njit(cache=True)
-def _difference_into(out, out_t, a, a_t, b, b_t):
-    """``out = a - b`` element-wise (tables and totals)."""
-    fo = out.reshape(-1)
-    fa = a.reshape(-1)
-    fb = b.reshape(-1)
-    for i in range(fo.shape[0]):
-        fo[i] = fa[i] - fb[i]
-    for c in range(out_t.shape[0]):
-        out_t[c] = a_t[c] - b_t[c]
+    small, small_t, rows, big, big_t = (right, right_t, one, left, left_t) if n1 <= n0 else \
+        (left, left_t, zero, right, right_t)
+    small[:, :, :] = 0
+    small_t[:] = 0
+    accumulate_pair_counts(small, small_t, xbits, ybits, rows, 1, AUTO, mult)
+    np.subtract(counts, small, big)
+    np.subtract(totals, small_t, big_t)
 
 
 @njit(cache=True)
@@ -400,11 +376,13 @@ def depth2_table(counts, totals):
 
 
 @njit(cache=True, inline="always")
-def _choose(best, lam_n, max_leaves):
-    """Cheapest row of a ``depth2_table`` among 1..max_leaves leaves (fewest leaves on an exact tie)."""
+def depth2_from_counts(counts, totals, lam_n):
+    """Optimal depth <= 2 subtree from a count table: ``(cost, n_leaves, f_root, f_left, f_right)``, the cheapest
+    row of its ``depth2_table`` (fewest leaves on an exact tie)."""
+    best = depth2_table(counts, totals)
     cost = np.inf
     L_best = 1
-    for L in range(1, max_leaves + 1):
+    for L in range(1, 5):
         if best[L, 0] < 0:
             continue
         c = best[L, 0] + lam_n * L
@@ -412,12 +390,6 @@ def _choose(best, lam_n, max_leaves):
             cost = c
             L_best = L
     return cost, np.int64(L_best), best[L_best, 1], best[L_best, 2], best[L_best, 3]
-
-
-@njit(cache=True, inline="always")
-def depth2_from_counts(counts, totals, lam_n):
-    """Optimal depth <= 2 subtree from a count table: ``(cost, n_leaves, f_root, f_left, f_right)``."""
-    return _choose(depth2_table(counts, totals), lam_n, 4)
 
 
 @njit(cache=True)
