@@ -249,11 +249,15 @@ def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, ri
         n0 += popcount64(zero[j])
     small, small_t, rows, big, big_t = (right, right_t, one, left, left_t) if n1 <= n0 else \
         (left, left_t, zero, right, right_t)
-    small[:, :, :] = 0
+    flat_small, flat_big, flat = small.reshape(-1), big.reshape(-1), counts.reshape(-1)
+    for i in range(flat_small.shape[0]):
+        flat_small[i] = 0
     small_t[:] = 0
     accumulate_pair_counts(small, small_t, xbits, ybits, rows, 1, AUTO, mult)
-    np.subtract(counts, small, big)
-    np.subtract(totals, small_t, big_t)
+    for i in range(flat_big.shape[0]):
+        flat_big[i] = flat[i] - flat_small[i]
+    for c in range(big_t.shape[0]):
+        big_t[c] = totals[c] - small_t[c]
 
 
 @njit(cache=True)
@@ -283,21 +287,19 @@ def _side_best(counts, diag, totals, f, one, cell):
         if g == f:
             continue
         n1 = np.int64(0)
-        tot = np.int64(0)
         big1 = np.int64(0)
         big0 = np.int64(0)
         for c in range(k):
             a = counts[c, f, g] if one else diag[c, g] - counts[c, f, g]  # (x_f = side, x_g = 1)
             b = cell[c] - a  # (x_f = side, x_g = 0)
             n1 += a
-            tot += cell[c]
             if a > big1:
                 big1 = a
             if b > big0:
                 big0 = b
         if n1 == 0 or n1 == n_side:
             continue  # g is constant on this side
-        e = tot - big1 - big0
+        e = n_side - big1 - big0
         if e < best_err:
             best_err = e
             best_g = g
