@@ -344,7 +344,6 @@ class DPEngine:
 
     def _greedy_tree(self, S: np.ndarray, d: int):
         """``(cost, build)`` of a CART tree fitted on the samples of ``S`` (depth <= ``d``), or None."""
-
         if time.perf_counter() > self._greedy_until:
             return None
         rows = np.flatnonzero(np.unpackbits(S.view(np.uint8), bitorder="little")[:self.n])
