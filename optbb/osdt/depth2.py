@@ -70,7 +70,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ..common.bitset import popcount64
+from ..common.bitset import popcount64, trailing_zeros
 from ..common.bounds import majority_class
 from ..common.jit import njit
 
@@ -111,10 +111,9 @@ def _restrict_gather(xbits, ybits, support, n_s):
     for j in range(support.shape[0]):
         w = support[j]
         while w != 0:
-            low = w & (~w + np.uint64(1))
-            pos[t] = j * 64 + popcount64(low - np.uint64(1))
+            pos[t] = j * 64 + trailing_zeros(w)
             t += 1
-            w ^= low
+            w &= w - np.uint64(1)
     return _gather_bits(xbits, pos), _gather_bits(ybits, pos)
 
 
