@@ -120,8 +120,7 @@ def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
 
 @njit(cache=True)
 def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, hkey, hseq, hitem,
-              mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions,
-              stop_on_improve):
+              mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions):
     """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped.
 
     ``n`` is the sample count, or the total weight when ``w`` (per-sample weights) is given; ``amounts`` is a
@@ -281,8 +280,7 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
             T[node, STATE] = DONE
         if improved_here:
             st[S_IMPROVED] = 1
-            if stop_on_improve:
-                return IMPROVED_STOP
+            return IMPROVED_STOP
     return BUDGET_DONE
 
 

@@ -24,28 +24,21 @@ from ..common.weights import drop_zero_weights
 from . import kernel as K
 from .maps import MAP_TYPES, SymmetryMap, key_len_bound
 from .model import build_rule_list
-from .trie import DEPTH, E_B0, E_ERR, E_NCAP, LEAF, MAPSLOT, PARENT, RULE, STATE, new_amounts, new_trie
+from .trie import E_B0, LEAF, MAPSLOT, PARENT, RULE, STATE, new_amounts, new_trie
 
 POLICIES = ("bfs", "curiosity", "lower_bound", "objective", "dfs")
 ABLATIONS = ("support", "accurate_support", "lookahead", "equivalent_points", "prefix_length")
 FIRST_CHUNK_WORDS = 1 << 20  # antecedent words scanned by the first chunk (16 nodes at most)
+# the search counters of a result and the kernel state slot of each (max_prefix_length: the deepest expanded + 1)
+COUNTER_SLOTS = {"lower_bound_evaluations": K.S_LB_EVALS, "queue_insertions": K.S_INSERTIONS,
+                 "max_queue_size": K.S_MAX_HEAP, "cache_size": K.S_MAX_LIVE, "nodes_evaluated": K.S_EVALUATED,
+                 "queue_pops": K.S_POPS, "discarded_pops": K.S_DISCARDED, "max_prefix_length": K.S_MAX_DEPTH,
+                 "map_size": K.S_MAP_COUNT, "improvements": K.S_N_IMPROVE}
 OPTION_CONSTRAINTS: dict = {  # solve's options, checked here and by CorelsClassifier
     "policy": [StrOptions(set(POLICIES))],
     "map_type": [StrOptions(set(MAP_TYPES))],
     "ablation": [NameList(ABLATIONS)],
 }
-
-
-def check_regularization(value) -> float:
-    """Lambda of the CORELS objective: a finite number >= 0, or a ValueError naming the problem."""
-    return check_number("regularization", value, lo=0, caller="optbb.corels.solve")
-
-
-def class_amounts(y: np.ndarray, weights: np.ndarray | None, k: int) -> np.ndarray:
-    """Amount of each class: sample counts (int64), or sums of ``weights`` (float64, in sample order)."""
-    if weights is None:
-        return np.bincount(y, minlength=k).astype(np.int64)
-    return np.bincount(y, weights=weights, minlength=k)
 
 
 def effective_weights(data: BinaryDataset) -> BinaryDataset:
@@ -72,7 +65,7 @@ class CorelsEngine:
         self.node_limit = node_limit
         self.rules = np.ascontiguousarray(data.bits)
         self.m, self.w = self.rules.shape
-        self.Y = np.ascontiguousarray(data.class_bits())
+        Y = np.ascontiguousarray(data.class_bits())
         equiv = "equivalent_points" not in ablation
         self.z = data.minority_bits() if equiv else np.zeros(self.w, dtype=np.uint64)
         # amounts are sample counts, or sums of weights: `weights` None selects the popcount kernels
@@ -80,8 +73,8 @@ class CorelsEngine:
                                                                                     dtype=np.float64)
         self.n = data.n_samples if self.weights is None else float(self.weights.sum())
         # a bitset per class, or None for two classes without weights (selects the kernel's popcount fast path)
-        self.k_bits = None if self.weights is None and data.n_classes == 2 else self.Y
-        self.y1 = self.Y[1]
+        self.k_bits = None if self.weights is None and data.n_classes == 2 else Y
+        self.y1 = Y[1]
         rem = data.n_samples - (self.w - 1) * 64
         self.tail_mask = np.uint64((1 << rem) - 1) if rem < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
         self.cfg = np.array([policy, map_type, "support" not in ablation, "accurate_support" not in ablation,
@@ -105,22 +98,15 @@ class CorelsEngine:
     # -- driver protocol ---------------------------------------------------------------------------------------
     def start(self) -> Status | None:
         # the default rule alone: the majority class (ties: the larger index), erring on the other classes
-        _, root_err = majority_class(class_amounts(self.data.y, self.weights, self.data.n_classes))
+        # class amounts: sample counts (int64), or sums of the weights (float64, in sample order)
+        _, root_err = majority_class(np.bincount(self.data.y, weights=self.weights, minlength=self.data.n_classes))
         self.fst[K.F_RC] = root_err / self.n
         self.fst[K.F_BEST_ERR] = root_err
-        T, TE = self.T, self.TE
-        T[0, PARENT] = -1
-        T[0, RULE] = -1
-        T[0, DEPTH] = 0
-        TE[0, E_ERR] = 0
-        TE[0, E_B0] = popcount(self.z) if self.weights is None else weight_of(self.z, self.weights)
-        TE[0, E_NCAP] = 0
-        T[0, STATE] = LEAF
-        T[0, MAPSLOT] = -1
-        for slot in (K.S_HWM, K.S_LIVE, K.S_MAX_LIVE, K.S_HEAP_SIZE, K.S_SEQ, K.S_MAX_HEAP):
-            self.st[slot] = 1
-        self.heap.key[0] = 0.0
-        self.heap.item[0] = 0
+        # the root (empty prefix) queued alone with key 0; depth, errors, captured amount: 0 in the zeroed arrays
+        self.T[0, [PARENT, RULE, MAPSLOT]] = -1
+        self.T[0, STATE] = LEAF
+        self.TE[0, E_B0] = popcount(self.z) if self.weights is None else weight_of(self.z, self.weights)
+        self.st[[K.S_HWM, K.S_LIVE, K.S_MAX_LIVE, K.S_HEAP_SIZE, K.S_SEQ, K.S_MAX_HEAP]] = 1
         return None
 
     def step(self, work: int) -> int:
@@ -131,9 +117,8 @@ class CorelsEngine:
         if self.node_limit is not None:
             work = min(work, self.node_limit - int(self.st[K.S_EVALUATED]))
         code = K.run_chunk(self.rules, self.k_bits, self.y1, self.z, self.weights, self.n, self.lam,
-                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, self.heap.key,
-                           self.heap.seq, self.heap.item, *self.map.arrays(), self.st, self.fst, self.best_prefix,
-                           work, True)
+                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, *self.heap,
+                           *self.map.arrays(), self.st, self.fst, self.best_prefix, work)
         if self.st[K.S_IMPROVED]:
             self.gc_pending = True
         if code == K.QUEUE_EMPTY:
@@ -148,8 +133,8 @@ class CorelsEngine:
         return int(self.st[K.S_EVALUATED])
 
     def memory_bytes(self) -> int:
-        return int(self.T.nbytes + self.TE.nbytes + self.free_list.nbytes + sum(a.nbytes for a in self.heap) + self.map.nbytes()
-                   + self.best_prefix.nbytes)
+        return int(sum(a.nbytes for a in (self.T, self.TE, self.free_list, *self.heap, self.best_prefix))
+                   + self.map.nbytes())
 
     def incumbent(self) -> float:
         return float(self.fst[K.F_RC])
@@ -165,8 +150,8 @@ class CorelsEngine:
                                          self.lookahead))
 
     def collect_garbage(self) -> None:
-        K.collect_garbage(self.T, self.TE, self.free_list, self.heap.key, self.heap.seq, self.heap.item, self.st, self.fst,
-                          self.n, self.lam, self.lookahead)
+        K.collect_garbage(self.T, self.TE, self.free_list, *self.heap, self.st, self.fst, self.n, self.lam,
+                          self.lookahead)
         self.gc_pending = False
 
     def grow(self, cap_bytes: int | None, must_stop: Stop = None) -> bool:
@@ -202,8 +187,7 @@ class CorelsEngine:
         for part, (cap, _) in extra.items():
             if part == "trie":
                 new = self.T.shape[0] + cap
-                self.T, self.TE, self.free_list = (grow(self.T, new, must_stop), grow(self.TE, new, must_stop),
-                                                   grow(self.free_list, new, must_stop))
+                self.T, self.TE, self.free_list = (grow(a, new, must_stop) for a in (self.T, self.TE, self.free_list))
             else:
                 self.heap = grow_heap(self.heap, self.heap.key.shape[0] + cap, must_stop)
         if map_short and not self.map.grow(m, key_len, room, must_stop):
@@ -220,20 +204,9 @@ class CorelsEngine:
                                 data.sample_weight)
         objective = float(self.fst[K.F_RC])
         lower = objective if status is Status.OPTIMAL else min(objective, self.lower_bound())
-        counters = {
-            "lower_bound_evaluations": int(st[K.S_LB_EVALS]),
-            "queue_insertions": int(st[K.S_INSERTIONS]),
-            "max_queue_size": int(st[K.S_MAX_HEAP]),
-            "cache_size": int(st[K.S_MAX_LIVE]),
-            "nodes_evaluated": int(st[K.S_EVALUATED]),
-            "queue_pops": int(st[K.S_POPS]),
-            "discarded_pops": int(st[K.S_DISCARDED]),
-            "max_prefix_length": int(st[K.S_MAX_DEPTH]) + 1 if st[K.S_EVALUATED] else 0,
-            "map_size": int(st[K.S_MAP_COUNT]),
-            "improvements": int(st[K.S_N_IMPROVE]),
-            "n_antecedents": self.m,
-            "n_samples": data.n_samples,
-        }
+        counters = {name: int(st[slot]) for name, slot in COUNTER_SLOTS.items()}
+        counters["max_prefix_length"] = int(st[K.S_MAX_DEPTH]) + 1 if st[K.S_EVALUATED] else 0
+        counters.update(n_antecedents=self.m, n_samples=data.n_samples)
         return model, objective, lower, counters
 
 
@@ -272,7 +245,7 @@ class StartMemoryError(ValueError):
 
 
 def _check_options(regularization, policy: str, map_type: str, ablation) -> tuple[float, frozenset]:
-    lam = check_regularization(regularization)
+    lam = check_number("regularization", regularization, lo=0, caller="optbb.corels.solve")  # finite, >= 0
     check_params(OPTION_CONSTRAINTS, {"policy": policy, "map_type": map_type, "ablation": ablation},
                  "optbb.corels.solve")
     return lam, frozenset((ablation,) if isinstance(ablation, str) else ablation)
@@ -291,9 +264,9 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     list with that status and a lower bound valid for the complete antecedent set, the equivalent points bound over
     identical feature rows (:func:`~optbb.common.mining.raw_points_bound`).  When no antecedent passes the support
     filter (weighted support with sample weights), the empty rule list is optimal over the (empty) antecedent set:
-    a ``UserWarning`` says so and the status is OPTIMAL.  Samples of weight 0 are dropped before mining.  A list found on a truncated antecedent
-    set is never reported OPTIMAL.  Counters ``mining_time`` and ``mining_bytes`` are added; ``total_time``
-    includes the mining.
+    a ``UserWarning`` says so and the status is OPTIMAL.  Samples of weight 0 are dropped before mining.  A list
+    found on a truncated antecedent set is never reported OPTIMAL.  Counters ``mining_time`` and ``mining_bytes``
+    are added; ``total_time`` includes the mining.
     """
     lam, ablation = _check_options(regularization, policy, map_type, ablation)
     limits = Limits(time_limit, node_limit, memory_limit)
@@ -330,9 +303,7 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     names = mined.data.feature_names if mined.data is not None else []
     model = build_rule_list(X, data.y, [], names, data.label_names, lam, data.sample_weight)
     lower = model.objective if status is Status.OPTIMAL else min(model.objective, raw_points_bound(data))
-    counters = dict.fromkeys(("lower_bound_evaluations", "queue_insertions", "max_queue_size", "cache_size",
-                              "nodes_evaluated", "queue_pops", "discarded_pops", "max_prefix_length", "map_size",
-                              "improvements"), 0)
+    counters = dict.fromkeys(COUNTER_SLOTS, 0)
     counters.update(n_antecedents=len(mined.antecedents), n_samples=n, mining_time=mined.elapsed,
                     mining_bytes=mined.nbytes)
     return mined, unsearched_result(model, model.objective, lower, status, budget.elapsed(), counters)
