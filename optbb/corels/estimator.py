@@ -102,9 +102,7 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
         return self.classes_[self.rule_list_.predict(self.antecedents_.transform(X01))]
 
     def __str__(self) -> str:
-        if hasattr(self, "rule_list_"):
-            return self.rule_list_.text()
-        return repr(self)
+        return self.rule_list_.text() if hasattr(self, "rule_list_") else repr(self)
 
     def predict_proba(self, X) -> np.ndarray:
         """``(n, K)`` class probabilities, columns in ``classes_`` order: the training class amounts (counts, or

@@ -119,10 +119,8 @@ class RuleList(JsonForm):
 
     def text(self) -> str:
         """Text like the reference CORELS output: ``if ({a}) then ({label}) / else if ... / else ({label})``."""
-        lines = []
-        for k, r in enumerate(self.rules):
-            kw = "if" if k == 0 else "else if"
-            lines.append(f"{kw} ({{{r.name}}}) then ({{{self.label_names[r.prediction]}}})")
+        lines = [f"{'else if' if k else 'if'} ({{{r.name}}}) then ({{{self.label_names[r.prediction]}}})"
+                 for k, r in enumerate(self.rules)]
         lines.append(f"else ({{{self.label_names[self.default_prediction]}}})")
         return "\n".join(lines)
 
@@ -130,10 +128,9 @@ class RuleList(JsonForm):
         """Per-rule support and accuracy on the training data (a DataFrame)."""
         import pandas as pd
 
-        rows = [(r.name, self.label_names[r.prediction], r.n_captured, r.n_correct, r.accuracy) for r in self.rules]
-        acc = self.default_correct / self.default_captured if self.default_captured else float("nan")
-        rows.append(("default", self.label_names[self.default_prediction], self.default_captured,
-                     self.default_correct, acc))
+        default = Rule(-1, "default", self.default_prediction, self.default_captured, self.default_correct)
+        rows = [(r.name, self.label_names[r.prediction], r.n_captured, r.n_correct, r.accuracy)
+                for r in [*self.rules, default]]
         return pd.DataFrame(rows, columns=["antecedent", "prediction", "n_captured", "n_correct", "accuracy"])
 
     def __str__(self) -> str:
@@ -187,10 +184,9 @@ class RuleList(JsonForm):
 
     def to_latex(self) -> str:
         """``algorithmic`` environment, as the C++ CORELS ``-L`` option writes it."""
-        lab = self.label_names
-        outs = [rf"\text{{prediction}} = \text{{{latex_escape(lab[r.prediction])}}}" for r in self.rules]
-        default = rf"\text{{prediction}} = \text{{{latex_escape(lab[self.default_prediction])}}}"
-        return latex_chain([r.name for r in self.rules], outs, default)
+        preds = [r.prediction for r in self.rules] + [self.default_prediction]
+        outs = [rf"\text{{prediction}} = \text{{{latex_escape(self.label_names[p])}}}" for p in preds]
+        return latex_chain([r.name for r in self.rules], outs[:-1], outs[-1])
 
     def to_dot(self) -> str:
         """Graphviz DOT source: a chain of decisions."""
@@ -231,12 +227,8 @@ def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, re
 def _majority(y: np.ndarray, w: np.ndarray | None, hit: np.ndarray, k: int) -> tuple[list, int, float]:
     """Class amounts of the samples ``hit``, their majority class (ties: the larger index) and the amount of the
     other classes (summed class by class, as the kernel does)."""
-    if w is None:
-        counts = np.bincount(y[hit], minlength=k)
-        values = [int(c) for c in counts]
-    else:
-        counts = np.bincount(y[hit], weights=w[hit], minlength=k)
-        values = [float(c) for c in counts]
+    counts = np.bincount(y[hit], weights=None if w is None else w[hit], minlength=k)
+    values = counts.tolist()  # Python ints (sample counts) or floats (sums of weights)
     pred = k - 1 - int(np.argmax(counts[::-1]))
     err = sum(values[j] for j in range(k) if j != pred)
     return values, pred, err
