@@ -388,16 +388,14 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
         return report
     mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation)
     h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(verbose))
-    h.setOptionValue("threads", int(threads))
-    h.setOptionValue("random_seed", 0)
-    if time_limit is not None:
-        h.setOptionValue("time_limit", float(time_limit))
-    if node_limit is not None:
-        h.setOptionValue("mip_max_nodes", int(min(node_limit, 2 ** 31 - 1)))
-    # errors are integers: an absolute gap below 1 certifies BinOCT; RBinOCT needs an exact gap
-    h.setOptionValue("mip_rel_gap", 0.0)
-    h.setOptionValue("mip_abs_gap", 1.0 - 1e-6 if regularization is None else 1e-7)
+    node_cap = None if node_limit is None else int(min(node_limit, 2 ** 31 - 1))
+    options = {"output_flag": bool(verbose), "threads": int(threads), "random_seed": 0,
+               "time_limit": None if time_limit is None else float(time_limit), "mip_max_nodes": node_cap,
+               # errors are integers: an absolute gap below 1 certifies BinOCT; RBinOCT needs an exact gap
+               "mip_rel_gap": 0.0, "mip_abs_gap": 1.0 - 1e-6 if regularization is None else 1e-7}
+    for option, value in options.items():
+        if value is not None:  # None: no limit
+            h.setOptionValue(option, value)
     nc = mdl.n_cols
     h.addVars(nc, lo, up)
     h.changeColsCost(nc, np.arange(nc, dtype=np.int32), cost)
@@ -410,11 +408,9 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
         h.setSolution(nc, np.arange(nc, dtype=np.int32), sol)
     h.run()
     solve_time = time.perf_counter() - t0 - build_time
-    status_name = h.modelStatusToString(h.getModelStatus())
     info = h.getInfo()
-    key = str(h.getModelStatus()).split(".")[-1]
-    status = _STATUS.get(key, status_name)
-    if status == "solution_limit" and node_limit is not None and info.mip_node_count >= min(node_limit, 2 ** 31 - 1):
+    status = _STATUS.get(str(h.getModelStatus()).split(".")[-1], h.modelStatusToString(h.getModelStatus()))
+    if status == "solution_limit" and node_cap is not None and info.mip_node_count >= node_cap:
         status = "node_limit"  # HiGHS reports its node limit as a solution limit
     report.update(status=status, mip_gap=float(info.mip_gap), mip_dual_bound=float(info.mip_dual_bound),
                   mip_nodes=int(info.mip_node_count), n_rows=int(rlo.size), n_cols=int(nc), build_time=build_time,
@@ -508,8 +504,8 @@ class BinOCTClassifier(LogOddsDecisionMixin, BinaryOnlyTagsMixin, ClassifierMixi
         self.errors_ = int(errors)
         self.objective_ = errors / n + lam * tree.n_leaves
         dual = rep["mip_dual_bound"]
-        if self.status_ == "optimal":
-            dual = max(dual, errors + lam * n * tree.n_leaves) if self.regularization is None else dual
+        if self.status_ == "optimal" and self.regularization is None:
+            dual = max(dual, errors)
         if self.regularization is None and math.isfinite(dual):  # errors are integers
             dual = float(math.ceil(dual - 1e-6))
         self.lower_bound_ = dual / n if math.isfinite(dual) else math.nan
