@@ -159,20 +159,17 @@ class CorelsEngine:
         :class:`GrowthStopped` once ``must_stop()`` is true (arrays already enlarged stay so; each is replaced
         whole)."""
         m = self.m
-        trie_short = self.st[K.S_FREE_COUNT] + self.T.shape[0] - self.st[K.S_HWM] < m
-        heap_short = self.heap.key.shape[0] - self.st[K.S_HEAP_SIZE] < m
         key_len = int(key_len_bound(self.map_type, self.st[K.S_MAX_DEPTH], self.w))
         map_short = self.map.short(m, key_len)
         map_min, map_pref = self.map.growth_bytes(m, key_len) if map_short else (0, 0)
-        extra = {}
-        if trie_short:
+        extra = {}  # part -> (rows to add, bytes per row) for the trie and the heap when short
+        if self.st[K.S_FREE_COUNT] + self.T.shape[0] - self.st[K.S_HWM] < m:
             extra["trie"] = (self.T.shape[0], row_bytes(self.T) + row_bytes(self.TE) + row_bytes(self.free_list))
-        if heap_short:
+        if self.heap.key.shape[0] - self.st[K.S_HEAP_SIZE] < m:
             extra["heap"] = (self.heap.key.shape[0], sum(row_bytes(a) for a in self.heap))
-        added = sum(cap * unit for cap, unit in extra.values())
         current = self.memory_bytes()
         room = None
-        if cap_bytes is not None and current + added + map_pref > cap_bytes:
+        if cap_bytes is not None and current + sum(cap * unit for cap, unit in extra.values()) + map_pref > cap_bytes:
             room = cap_bytes - current - map_min  # the map needs at least its minimum; the trie and heap share the rest
             if room < 0:
                 return False
@@ -190,9 +187,7 @@ class CorelsEngine:
                 self.T, self.TE, self.free_list = (grow(a, new, must_stop) for a in (self.T, self.TE, self.free_list))
             else:
                 self.heap = grow_heap(self.heap, self.heap.key.shape[0] + cap, must_stop)
-        if map_short and not self.map.grow(m, key_len, room, must_stop):
-            return False
-        return True
+        return not map_short or self.map.grow(m, key_len, room, must_stop)
 
     def finish(self, status: Status):
         if self.gc_pending and status is not Status.TIME_LIMIT:
