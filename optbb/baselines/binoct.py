@@ -93,9 +93,7 @@ class CompleteTree:
 
     def predict(self, X) -> np.ndarray:
         pred = np.asarray(self.predictions, dtype=np.int64)[self.apply(X)]
-        if self.classes is not None:
-            return np.asarray(self.classes)[pred]
-        return pred
+        return pred if self.classes is None else np.asarray(self.classes)[pred]
 
     def _label(self, k: int) -> str:
         p = self.predictions[k]
