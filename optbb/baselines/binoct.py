@@ -36,7 +36,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
 from ..common.limits import parse_memory
-from ..common.proba import LogOddsDecisionMixin
+from ..common.proba import LogOddsDecisionMixin, binary_counts, smoothed_probabilities
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, expand_weights, validate_fit_input, validate_predict_input)
 
@@ -524,8 +524,6 @@ class BinOCTClassifier(LogOddsDecisionMixin, BinaryOnlyTagsMixin, ClassifierMixi
         each row reaches, Laplace-smoothed with one more pseudo-count on the leaf's label (see
         :mod:`optbb.common.proba`); an empty leaf gives its inherited label 2/3.  ``classes_[argmax]`` equals
         ``predict`` on every row."""
-        from ..common.proba import binary_counts, smoothed_probabilities
-
         X01 = validate_predict_input(self, X)
         t = self.tree_
         counts = binary_counts(t.n_samples, t.errors, t.predictions)

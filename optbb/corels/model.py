@@ -8,6 +8,7 @@ import numpy as np
 from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_list, as_str_list, dot_chain, first_match,
                               latex_chain, latex_escape, literals, plain, reader)
 from ..common.mining import Antecedent
+from ..common.proba import binary_counts, smoothed_probabilities
 
 
 @dataclass
@@ -101,8 +102,6 @@ class RuleList(JsonForm):
         Lists fitted by optbb store them; lists built by hand or read from an older JSON without them fall back to
         the binary counts their ``n_captured`` / ``n_correct`` imply.
         """
-        from ..common.proba import binary_counts
-
         stored = [r.class_counts for r in self.rules] + [self.default_class_counts]
         if all(c is not None for c in stored):
             return np.asarray(stored, dtype=np.float64).reshape(len(stored), -1)
@@ -113,8 +112,6 @@ class RuleList(JsonForm):
     def predict_proba(self, A: np.ndarray) -> np.ndarray:
         """Smoothed training class frequencies of the rule classifying each row of ``A`` (see
         :mod:`optbb.common.proba`); the largest entry of each row is that rule's label."""
-        from ..common.proba import smoothed_probabilities
-
         return smoothed_probabilities(self.class_counts(), self._labels())[self.capture(A)]
 
     def text(self) -> str:
