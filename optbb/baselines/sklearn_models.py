@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC
+from sklearn.tree import DecisionTreeClassifier
 
 from .cart import CARTClassifier
 
@@ -27,8 +28,6 @@ def svm(class_weight=None, random_state=0):
 def adaboost(n_estimators=50, max_depth=1, class_weight=None, random_state=0):
     """AdaBoost (SAMME) over CART trees of depth ``max_depth``; ``class_weight`` makes the base trees
     cost-sensitive."""
-    from sklearn.tree import DecisionTreeClassifier
-
     base = DecisionTreeClassifier(max_depth=max_depth, class_weight=class_weight, random_state=random_state)
     return AdaBoostClassifier(base, n_estimators=n_estimators, random_state=random_state)
 
