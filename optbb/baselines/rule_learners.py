@@ -12,8 +12,7 @@ SBRL), the model size of Figure 11.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
+import importlib.util  # binds importlib too (import_module)
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
