@@ -21,8 +21,7 @@ def _axes(ax, figsize=(6, 4)):
         return ax
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=figsize)
-    return ax
+    return plt.subplots(figsize=figsize)[1]
 
 
 def search_trace(result, ax=None, title: str | None = None):
