@@ -21,11 +21,11 @@ from typing import NamedTuple
 import numpy as np
 from ..common.jit import njit
 
-from ..common.bitset import and_into, hash_words, popcount, popcount_and
+from ..common.bitset import and_into, hash_words, not_into, popcount_and
 from ..common.bounds import majority_errors
 from ..common.growth import Stop, arrays_bytes, grow, row_bytes
 from ..common.hashtable import ht_find, ht_put, new_table, rehash
-from ..common.keyindex import SLOT_BYTES, new_index, reindex
+from ..common.keyindex import SLOT_BYTES, index_capacity, new_index, reindex
 from ..common.queue import new_heap
 from .bounds import leaf_is_dead, split_floor
 
@@ -39,9 +39,7 @@ def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, k
     """Id of the child of leaf ``parent`` with the literal ``x_feature = value``; creates it on a miss.
 
     ``counts[0]`` is the number of leaves (the caller guarantees room for one more)."""
-    cap, key, dead_feat = leaves.captured, leaves.key, leaves.dead_features
-    n_cap, err = leaves.n_captured, leaves.errors
-    b0, label, depth, dead = leaves.b0, leaves.label, leaves.depth, leaves.dead
+    key, dead_feat = leaves.key, leaves.dead_features
     kw = dead_feat.shape[1]
     for i in range(key.shape[1]):
         key_buf[i] = key[parent, i]
@@ -53,23 +51,13 @@ def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, k
         return table.ival[slot]
     lid = counts[0]
     counts[0] = lid + 1
-    if value == 1:
-        n = and_into(cap[lid], cap[parent], data.x[feature])
-    else:
-        n = and_into(cap[lid], cap[parent], data.xnot[feature])
-    npos = popcount_and(cap[lid], data.y)
-    lab, e = majority_errors(npos, n)
-    n_cap[lid] = n
-    err[lid] = e
-    label[lid] = lab
-    b0[lid] = popcount_and(cap[lid], data.z)
-    depth[lid] = depth[parent] + 1
-    dead[lid] = support and leaf_is_dead(e, lam_n)
+    src = data.x[feature] if value == 1 else data.xnot[feature]
+    n = and_into(leaves.captured[lid], leaves.captured[parent], src)
     for i in range(key.shape[1]):
         key[lid, i] = key_buf[i]
     for i in range(kw):
         dead_feat[lid, i] = dead_feat[parent, i]  # dead features are inherited (correct counts only shrink)
-    leaves.floor[lid] = split_floor(lid, data, leaves, lam_n, equiv)
+    _fill_leaf(lid, n, leaves.depth[parent] + 1, data, leaves, lam_n, support, equiv)
     ht_put(table.keys, table.hashes, table.used, table.fval, table.ival, slot, key_buf, h, 0.0, lid)
     return lid
 
@@ -77,29 +65,30 @@ def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, k
 @njit(cache=True)
 def init_root_leaf(data, leaves, table, counts, n_samples, lam_n, support, equiv):
     """Create leaf 0, the empty conjunction capturing every sample."""
-    cap = leaves.captured
-    for i in range(cap.shape[1]):
-        cap[0, i] = ~np.uint64(0)
-    rem = n_samples - (cap.shape[1] - 1) * 64
-    if rem < 64:
-        cap[0, cap.shape[1] - 1] = (np.uint64(1) << np.uint64(rem)) - np.uint64(1)
-    n = popcount(cap[0])
-    lab, e = majority_errors(popcount_and(cap[0], data.y), n)
-    leaves.n_captured[0] = n
-    leaves.errors[0] = e
-    leaves.label[0] = lab
-    leaves.b0[0] = popcount_and(cap[0], data.z)
-    leaves.depth[0] = 0
-    leaves.dead[0] = support and leaf_is_dead(e, lam_n)
+    n = not_into(leaves.captured[0], np.zeros(leaves.captured.shape[1], np.uint64), n_samples)
     leaves.key[0, :] = 0
     leaves.dead_features[0, :] = 0
-    leaves.floor[0] = split_floor(0, data, leaves, lam_n, equiv)
+    _fill_leaf(0, n, 0, data, leaves, lam_n, support, equiv)
     key0 = leaves.key[0]
     h = hash_words(key0)
     slot = ht_find(table.keys, table.hashes, table.used, key0, h)
     ht_put(table.keys, table.hashes, table.used, table.fval, table.ival, slot, key0, h, 0.0, 0)
     counts[0] = 1
-    return 0
+
+
+@njit(cache=True)
+def _fill_leaf(lid, n, depth, data, leaves, lam_n, support, equiv):
+    """The statistics of leaf ``lid``, whose captured samples (``n`` of them), key and dead features are written:
+    majority label and errors, ``b0``, depth, the support flag and the two-level split floor."""
+    cap = leaves.captured[lid]
+    lab, e = majority_errors(popcount_and(cap, data.y), n)
+    leaves.n_captured[lid] = n
+    leaves.errors[lid] = e
+    leaves.label[lid] = lab
+    leaves.b0[lid] = popcount_and(cap, data.z)
+    leaves.depth[lid] = depth
+    leaves.dead[lid] = support and leaf_is_dead(e, lam_n)
+    leaves.floor[lid] = split_floor(lid, data, leaves, lam_n, equiv)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -222,9 +211,7 @@ class Arena:
         if what == NEED_LEAVES:
             n, tcap = self.leaves.captured.shape[0], self.ltable.keys.shape[0]
             new_n = max(2 * n, need)
-            new_t = tcap
-            while new_t < 2 * new_n:
-                new_t *= 2
+            new_t = max(tcap, index_capacity(new_n))
             per, tper = _row_bytes(self.leaves), _row_bytes(self.ltable)
             return (new_n, new_t), (new_n - n) * per + (new_t - tcap) * tper
         if what == NEED_TREES:
@@ -232,9 +219,7 @@ class Arena:
             need_t, need_l = need
             new_t = n_t if need_t <= n_t else max(2 * n_t, need_t)
             new_l = n_l if need_l <= n_l else max(2 * n_l, need_l)
-            new_tc = tcap
-            while new_tc < 2 * new_t:
-                new_tc *= 2
+            new_tc = max(tcap, index_capacity(new_t))
             tree_row = _row_bytes(self.trees) - row_bytes(self.trees.leaf_ids)
             added = ((new_t - n_t) * tree_row + (new_l - n_l) * row_bytes(self.trees.leaf_ids)
                      + (new_tc - tcap) * SLOT_BYTES)
