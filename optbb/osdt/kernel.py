@@ -53,11 +53,10 @@ class Workspace(NamedTuple):
     ncand: np.ndarray       # (cap,) number of candidate features per split leaf
     newids: np.ndarray      # (2 cap,) new leaf ids of one combination, sorted
     neworig: np.ndarray     # (2 cap,) their position before sorting
-    newpos: np.ndarray      # (2 cap,) position of each new leaf in the child tree
+    newpos: np.ndarray      # (2 cap,) per new leaf (pair member, before sorting): its position in the child tree
     child: np.ndarray       # (3 cap,) sorted leaf ids of the child tree (its Tree cache key)
     hbuf: np.ndarray        # (3 cap,) uint64 copy of the key for hashing
-    pos: np.ndarray         # (2 cap,) per new leaf (pair member): its position in the child
-    spl: np.ndarray         # (2 cap,) ... whether it may be split
+    spl: np.ndarray         # (2 cap,) per new leaf: whether it may be split
     flag: np.ndarray        # (cap,) per pair: the incremental accuracy bound asks for a refinement
     perr: np.ndarray        # (2 cap,) per new leaf: errors
     pb0: np.ndarray         # (2 cap,) ... equivalent-points minority
@@ -81,7 +80,7 @@ def workspace_shapes(lmax: int, n_features: int, mask_words: int, key_words: int
     m = max(n_features, 1)
     i, f, b, u = np.int64, np.float64, np.bool_, np.uint64
     return [((cap,), i), ((cap,), i), ((cap, m), i), ((cap, m), i), ((cap,), i), ((2 * cap,), i), ((2 * cap,), i),
-            ((2 * cap,), i), ((3 * cap,), i), ((3 * cap,), u), ((2 * cap,), i), ((2 * cap,), b), ((cap,), b),
+            ((2 * cap,), i), ((3 * cap,), i), ((3 * cap,), u), ((2 * cap,), b), ((cap,), b),
             ((2 * cap,), i), ((2 * cap,), i), ((2 * cap,), i), ((2 * cap,), f), ((mask_words,), u),
             ((cap + 1,), i), ((cap + 1,), f), ((cap + 2,), f), ((2 * key_words,), u), ((1,), i), ((cap, m), f),
             ((cap + 1,), f), ((2 * cap,), f), ((2 * cap,), f)]
@@ -107,11 +106,6 @@ def new_workspace(lmax: int, n_features: int, mask_words: int, key_words: int) -
                                                                               key_words)))
 
 
-@njit(cache=True, inline="always")
-def _bit(words, i):
-    return (words[i >> 6] >> np.uint64(i & 63)) & np.uint64(1)
-
-
 @njit(cache=True)
 def _free_features(leaves, lid, n_features):
     """Number of features a leaf could still split on (not on its path, not dead)."""
@@ -125,12 +119,7 @@ def _free_features(leaves, lid, n_features):
 
 @njit(cache=True)
 def _splittable(leaves, lid, ip):
-    depth, dead = leaves.depth, leaves.dead
-    if depth[lid] >= ip[P_MAXDEPTH]:
-        return False
-    if dead[lid]:
-        return False
-    return _free_features(leaves, lid, ip[P_M]) > 0
+    return leaves.depth[lid] < ip[P_MAXDEPTH] and not leaves.dead[lid] and _free_features(leaves, lid, ip[P_M]) > 0
 
 
 @njit(cache=True)
@@ -174,32 +163,36 @@ def _gain(leaves, lid, la, eq, lam_n):
     return leaves.errors[lid] - (leaves.b0[lid] if eq else 0)
 
 
-@njit(cache=True)
-def _split_cost(parent, c0, c1, leaves, ip, fp):
-    """Lower bound, in error units, on what splitting ``parent`` into ``c0, c1`` adds to both the child tree's
-    objective and the prune bound of any entry the child pushes (beyond ``lambda N`` per leaf of the child):
-    the pair's errors, less the most the entry bound can drop by splitting either of them further."""
-    err, b0 = leaves.errors, leaves.b0
-    lam_n = fp[F_LAMN]
-    la, eq = ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0
-    e_pair = err[c0] + err[c1]
-    flagged = ip[P_INCR] != 0 and split_needs_refinement(err[parent], err[c0], err[c1], lam_n)
-    s0 = _splittable(leaves, c0, ip)
-    s1 = _splittable(leaves, c1, ip)
-    g0 = _gain(leaves, c0, la, eq, lam_n)
-    g1 = _gain(leaves, c1, la, eq, lam_n)
+@njit(cache=True, inline="always")
+def _cheapest_option(base, split0, split1, refine, g0, g1):
+    """Smallest ``base`` less the gains (:func:`_gain`) of the leaves split, over the allowed options of a pair of
+    new leaves (bit 0 of an option splits the first, bit 1 the second; a leaf may be split only when ``split*``
+    holds, and a pair flagged by the incremental accuracy bound, ``refine``, must split one); inf if none is."""
     v = np.inf
     for o in range(4):
-        if (o & 1 and not s0) or (o & 2 and not s1) or (o == 0 and flagged):
+        if (o & 1 and not split0) or (o & 2 and not split1) or (o == 0 and refine):
             continue
-        val = float(e_pair)
+        val = base
         if o & 1:
             val -= g0
         if o & 2:
             val -= g1
         if val < v:
             v = val
-    return min(float(e_pair), v)
+    return v
+
+
+@njit(cache=True)
+def _split_cost(parent, c0, c1, leaves, ip, fp):
+    """Lower bound, in error units, on what splitting ``parent`` into ``c0, c1`` adds to both the child tree's
+    objective and the prune bound of any entry the child pushes (beyond ``lambda N`` per leaf of the child):
+    the pair's errors, less the most the entry bound can drop by splitting either of them further."""
+    err, lam_n = leaves.errors, fp[F_LAMN]
+    la, eq = ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0
+    e_pair = float(err[c0] + err[c1])
+    flagged = ip[P_INCR] != 0 and split_needs_refinement(err[parent], err[c0], err[c1], lam_n)
+    return min(e_pair, _cheapest_option(e_pair, _splittable(leaves, c0, ip), _splittable(leaves, c1, ip), flagged,
+                                        _gain(leaves, c0, la, eq, lam_n), _gain(leaves, c1, la, eq, lam_n)))
 
 
 @njit(cache=True)
@@ -217,20 +210,10 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, 
     sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
     # best achievable gain per pair (error units) for optimistic pruning of the enumeration
     for j in range(npairs):
-        bj = -1e300
-        for o in range(4):
-            if (o & 1 and not spl[2 * j]) or (o & 2 and not spl[2 * j + 1]) or (o == 0 and flag[j]):
-                continue
-            g = 0.0
-            for b in range(2):
-                if o >> b & 1:
-                    q = 2 * j + b
-                    g += pgain[q]
-            if g > bj:
-                bj = g
-        if bj == -1e300:
+        least = _cheapest_option(0.0, spl[2 * j], spl[2 * j + 1], flag[j], pgain[2 * j], pgain[2 * j + 1])
+        if least == np.inf:
             return 0  # a pair that must be refined cannot be: no admissible mask
-        best[j] = bj
+        best[j] = -least
     suffix[npairs] = 0.0
     for j in range(npairs - 1, -1, -1):
         suffix[j] = suffix[j + 1] + best[j]
@@ -313,17 +296,6 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, 
 
 
 @njit(cache=True)
-def _alloc_entry(entries, st):
-    free = entries.free
-    if st[S_FREE] > 0:
-        st[S_FREE] -= 1
-        return free[st[S_FREE]]
-    e = st[S_ETAIL]
-    st[S_ETAIL] += 1
-    return e
-
-
-@njit(cache=True)
 def _release_entry(entries, st, e):
     entries.free[st[S_FREE]] = e
     st[S_FREE] += 1
@@ -331,17 +303,19 @@ def _release_entry(entries, st, e):
 
 @njit(cache=True)
 def _push_entry(entries, heap, st, tree, mask_row, prune, lbnd, s, key):
-    e = _alloc_entry(entries, st)
-    en_tree, en_mask, en_prune = entries.tree, entries.mask, entries.prune
-    en_lbnd, en_s = entries.bound, entries.n_split
-    en_tree[e] = tree
-    for w in range(en_mask.shape[1]):
-        en_mask[e, w] = mask_row[w]
-    en_prune[e] = prune
-    en_lbnd[e] = lbnd
-    en_s[e] = s
-    hkey, hseq, hitem = heap.key, heap.seq, heap.item
-    st[S_HEAP] = heap_push(hkey, hseq, hitem, st[S_HEAP], key, st[S_SEQ], e)
+    if st[S_FREE] > 0:  # an entry id released by _release_entry, else a new one
+        st[S_FREE] -= 1
+        e = entries.free[st[S_FREE]]
+    else:
+        e = st[S_ETAIL]
+        st[S_ETAIL] += 1
+    entries.tree[e] = tree
+    for w in range(entries.mask.shape[1]):
+        entries.mask[e, w] = mask_row[w]
+    entries.prune[e] = prune
+    entries.bound[e] = lbnd
+    entries.n_split[e] = s
+    st[S_HEAP] = heap_push(heap.key, heap.seq, heap.item, st[S_HEAP], key, st[S_SEQ], e)
     st[S_SEQ] += 1
     st[S_COUNT] += 1
     if st[S_HEAP] > st[S_MAXHEAP]:
@@ -416,7 +390,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     COUNT_LIMIT (the node limit reached between two insertions; the search ends there)."""
     masked, unchanged, cand0, cand1, ncand = w.masked, w.unchanged, w.cand0, w.cand1, w.ncand
     newids, neworig, newpos, child, hbuf = w.newids, w.neworig, w.newpos, w.child, w.hbuf
-    pos, spl, flag, perr, pb0, pncap, phn = w.pos, w.spl, w.flag, w.perr, w.pb0, w.pncap, w.phn
+    spl, flag, perr, pb0, pncap, phn = w.spl, w.flag, w.perr, w.pb0, w.pncap, w.phn
     wmask, optv, best, suffix, key_buf, counts = w.wmask, w.optv, w.best, w.suffix, w.key_buf, w.counts
     ucost, umin, pgain, psc = w.ucost, w.umin, w.pgain, w.psc
     n_samples, n_features, lam, lam_n = ip[P_N], ip[P_M], fp[F_LAM], fp[F_LAMN]
@@ -424,6 +398,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     accu, incr = ip[P_ACCU] != 0, ip[P_INCR] != 0
     key, dead_feat, n_cap, err = leaves.key, leaves.dead_features, leaves.n_captured, leaves.errors
     kw = dead_feat.shape[1]
+    support, equiv = ip[P_SUPPORT] != 0, ip[P_EQUIV] != 0
     toff, tlen, terr, tleaves = trees.offset, trees.length, trees.errors, trees.leaf_ids
     en_tree, en_mask, en_prune = entries.tree, entries.mask, entries.prune
     sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
@@ -438,7 +413,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     uerr = 0
     for p in range(n_old):
         lid = tleaves[off + p]
-        if _bit(en_mask[item], p):
+        if (en_mask[item, p >> 6] >> np.uint64(p & 63)) & np.uint64(1):
             masked[s] = lid
             s += 1
         else:
@@ -455,10 +430,8 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
             if ((key[lid, wi] | key[lid, kw + wi] | dead_feat[lid, wi]) >> bi) & np.uint64(1):
                 continue
             st[S_WORK] += 1
-            c0 = leaf_lookup_or_create(lid, f, 0, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0,
-                                       ip[P_EQUIV] != 0)
-            c1 = leaf_lookup_or_create(lid, f, 1, data, leaves, ltable, counts, key_buf, lam_n, ip[P_SUPPORT] != 0,
-                                       ip[P_EQUIV] != 0)
+            c0 = leaf_lookup_or_create(lid, f, 0, data, leaves, ltable, counts, key_buf, lam_n, support, equiv)
+            c1 = leaf_lookup_or_create(lid, f, 1, data, leaves, ltable, counts, key_buf, lam_n, support, equiv)
             if accu and (leaf_accuracy_too_small(n_cap[c0], err[c0], lam_n)
                          or leaf_accuracy_too_small(n_cap[c1], err[c1], lam_n)):
                 dead_feat[lid, wi] |= np.uint64(1) << bi
@@ -555,19 +528,18 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                 for bb in range(2):
                     q = 2 * i + bb
                     lid = cand0[i, digits[i]] if bb == 0 else cand1[i, digits[i]]
-                    pos[q] = newpos[q]
                     spl[q] = _splittable(leaves, lid, ip)
                     perr[q] = err[lid]
                     pb0[q] = leaves.b0[lid]
-                    pgain[q] = _gain(leaves, lid, ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0, lam_n)
+                    pgain[q] = _gain(leaves, lid, ip[P_LOOKAHEAD] != 0, equiv, lam_n)
                     psc[q] = leaves.floor[lid]
                     pncap[q] = n_cap[lid]
                     phn[q] = _leaf_hn(policy, n_cap[lid], err[lid])
                 flag[i] = incr and split_needs_refinement(err[parent], perr[2 * i], perr[2 * i + 1], lam_n)
             k = 0
             if n_new < ip[P_LMAX]:  # a larger tree costs lambda * n_new > R^c: no entry can survive
-                k = _enumerate_masks(s, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_new,
-                                     obj, rc, ip, fp, scratch, wmask, optv, best, suffix, st)
+                k = _enumerate_masks(s, newpos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn,
+                                     n_new, obj, rc, ip, fp, scratch, wmask, optv, best, suffix, st)
             if k < 0:
                 st[S_NEED] = 2 * sc_prune.shape[0]
                 return NEED_SCRATCH
