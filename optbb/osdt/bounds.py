@@ -86,13 +86,8 @@ def entry_bound(unchanged_errors, split_b0, n_leaves, n_split, n_samples, lam, l
     With the lookahead on, the search also applies :func:`split_floor` (a two-level lookahead) per split leaf,
     which is never weaker than ``b0 + 2 lambda N``.
     """
-    errors = unchanged_errors
-    if equivalent_points:
-        errors += split_b0
-    leaves = n_leaves
-    if lookahead:
-        leaves += n_split
-    return objective_value(errors, leaves, n_samples, lam)
+    return objective_value(unchanged_errors + (split_b0 if equivalent_points else 0),
+                           n_leaves + (n_split if lookahead else 0), n_samples, lam)
 
 
 @njit(cache=True)
