@@ -56,8 +56,6 @@ OPTION_CONSTRAINTS: dict = {  # solve's options, checked here and by OSDTClassif
 
 def check_options(policy, ablation, initial_tree, max_depth, max_leaves, upper_bound, search="auto"):
     """Check solve's options (a ValueError naming the parameter); returns ``ablation`` as a tuple."""
-    if initial_tree == "none":  # the command line's spelling of None
-        initial_tree = None
     check_params(OPTION_CONSTRAINTS, {"policy": policy, "ablation": ablation, "initial_tree": initial_tree,
                                       "max_depth": max_depth, "max_leaves": max_leaves, "upper_bound": upper_bound,
                                       "search": search},
@@ -114,7 +112,7 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
         warnings.warn("solve(warm_start=...) is renamed solve(initial_tree=...); warm_start will be removed",
                       FutureWarning, stacklevel=2)
         initial_tree = warm_start
-    warm_start = initial_tree
+    warm_start = None if initial_tree == "none" else initial_tree  # "none": the command line's spelling of None
     # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
     if choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted) == "dp":
         return _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
@@ -124,13 +122,17 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     lam = check_regularization(regularization)
     ablation = check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound)
     limits = Limits(time_limit, node_limit, memory_limit)
-    result = _solve(data, lam, policy, set(ablation), warm_start, upper_bound, max_depth, max_leaves, limits,
-                    verbose)
+
+    def run(bound):
+        engine = OsdtEngine(data, lam, policy, ablation, warm_start, bound, max_depth, max_leaves, limits)
+        return run_search(engine, limits, verbose)
+
+    result = run(upper_bound)
     if (upper_bound is not None and result.status is Status.OPTIMAL
             and result.objective > float(upper_bound) and result.lower_bound < result.objective):
         warnings.warn(f"no tree has an objective below upper_bound={upper_bound}; solving again without it",
                       RuntimeWarning, stacklevel=2)
-        result = _solve(data, lam, policy, set(ablation), warm_start, None, max_depth, max_leaves, limits, verbose)
+        result = run(None)
     return result
 
 
@@ -147,8 +149,7 @@ def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max
     if search not in SEARCHES:
         raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
     leaf_set_only = [name for name, is_set in (("policy", policy != "curiosity"),
-                                               ("ablation", bool(ablation) if not isinstance(ablation, str)
-                                                else True),
+                                               ("ablation", isinstance(ablation, str) or bool(ablation)),
                                                ("upper_bound", upper_bound is not None),
                                                ("max_leaves", max_leaves is not None)) if is_set]
     if weighted and search != "dp" and (search == "leaf_set" or leaf_set_only):
@@ -171,7 +172,7 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
     from .dp_search import check_labels, solve_dp
 
     check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
-                 {"max_depth": max_depth, "initial_tree": None if warm_start == "none" else warm_start},
+                 {"max_depth": max_depth, "initial_tree": warm_start},
                  "optbb.osdt.solve")
     if max_depth is None:
         lam = check_regularization(regularization)
@@ -179,14 +180,9 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
         lam = check_number("regularization", regularization, lo=0, hi=1)
     y = data.y if labels is None else check_labels(labels, data.n_samples)
     return solve_dp(data.X, y, lam, max_depth=None if max_depth is None else int(max_depth),
-                    feature_names=data.feature_names, warm_start="cart" if warm_start == "cart" else None,
+                    feature_names=data.feature_names, warm_start=warm_start,
                     time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
                     sample_weight=sample_weight)
-
-
-def _solve(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_leaves, limits, verbose):
-    engine = OsdtEngine(data, lam, policy, ablation, warm_start, upper_bound, max_depth, max_leaves, limits)
-    return run_search(engine, limits, verbose)
 
 
 class OsdtEngine:
@@ -240,12 +236,8 @@ class OsdtEngine:
         ip[K.P_MAXDEPTH] = _BIG if self.max_depth is None else int(self.max_depth)
         ip[K.P_MAXLEAVES] = min(self.n_distinct, _BIG if self.max_leaves is None else int(self.max_leaves))
         ip[K.P_POLICY] = POLICIES[self.policy]
-        ip[K.P_SUPPORT] = "support" not in ablation
-        ip[K.P_INCR] = "incremental_accuracy" not in ablation
-        ip[K.P_ACCU] = "accurate_support" not in ablation
-        ip[K.P_LOOKAHEAD] = "lookahead" not in ablation
-        ip[K.P_EQUIV] = "equivalent_points" not in ablation
-        ip[K.P_LEAFBOUND] = "leaf_bound" not in ablation
+        for p, name in zip((K.P_SUPPORT, K.P_INCR, K.P_ACCU, K.P_LOOKAHEAD, K.P_EQUIV, K.P_LEAFBOUND), ABLATIONS):
+            ip[p] = name not in ablation
         ip[K.P_COUNTLIMIT] = _BIG if self.limits.node_limit is None else self.limits.node_limit
         ip[K.P_LMAX] = lmax
         self.ip = ip
@@ -348,18 +340,16 @@ class OsdtEngine:
         """The model: the best tree the search found, else the CART warm start, else the root."""
         st, data, n, lam = self.st, self.data, self.n, self.lam
         X, y = data.X, data.y
-        trees_to_opt = int(st[K.S_COUNT_OPT])
+        trees_to_opt = int(st[K.S_COUNT_OPT]) if st[K.S_INC] >= 0 else 0
         best_is_cart = bool(st[K.S_INC] < 0 and self.cart_tree is not None and self.cart_obj <= self.root_obj)
         if st[K.S_INC] >= 0:
             model, errors = self._search_tree(int(st[K.S_INC]))
             objective = objective_value(errors, model.n_leaves, n, lam)
         elif best_is_cart:
             model, objective = self.cart_tree, self.cart_obj
-            trees_to_opt = 0
         else:
             model, _ = make_tree(X, y, [()], data.feature_names, 2)
             objective = self.root_obj
-            trees_to_opt = 0
         if status is Status.OPTIMAL:
             lower_bound = min(float(self.fp[K.F_RC]), objective)
         elif self.work is None:  # the search never started: only the equivalent points bound of any tree
