@@ -19,20 +19,20 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
     """Optimal sparse decision tree on binary features.
 
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
-    :func:`optbb.osdt.solve` for every option).  ``X`` must hold only 0/1 values (numpy array or DataFrame);
-    ``y`` any ``k >= 2`` labels (more than two need the dynamic-programming search).  ``class_weight``: None,
-    ``"balanced"`` (``n_samples / (k * class count)``, counted on ``sample_weight``) or a dict ``{label: weight}``;
-    with it and ``fit``'s ``sample_weight`` the loss is the weight of the misclassified samples over the total
-    weight (non-uniform weights need the dynamic-programming search).  ``search``: ``"auto"`` (the default: the dynamic-programming search unless an option
-    only the leaf-set search has is set: ``policy``, ``ablation``, ``upper_bound``, ``max_leaves``), ``"dp"`` or
-    ``"leaf_set"`` (the OSDT paper's search).  ``regularization`` lies in (0, 1]; 0 is accepted only by the
-    dynamic-programming search with a ``max_depth`` (minimum errors): the leaf-set search is sized by the a-priori
-    leaf bound (Thm C.1 / Cor C.2: an optimal tree has fewer than ``R / lambda`` leaves), which needs
-    ``lambda > 0``.  ``initial_tree``: ``"cart"`` (start from a CART tree with lambda-tied hyper-parameters as the
-    incumbent) or None.  ``time_limit`` (seconds), ``node_limit`` (trees evaluated) and ``memory_limit`` (bytes, a
-    size such as ``"2G"``, ``"auto"`` = half of the physical memory, or None) stop the search early with the best
-    tree and a bound; ``verbose`` >= 1 shows progress; ``feature_names`` overrides the printed names (default: the
-    DataFrame's columns, else ``x0, x1, ...``).
+    :func:`optbb.osdt.solve` for every option).  ``X`` must hold only 0/1 values (numpy array or DataFrame); ``y`` any
+    ``k >= 2`` labels (more than two need the dynamic-programming search).  ``class_weight``: None, ``"balanced"``
+    (``n_samples / (k * class count)``, counted on ``sample_weight``) or a dict ``{label: weight}``; with it and
+    ``fit``'s ``sample_weight`` the loss is the weight of the misclassified samples over the total weight (non-uniform
+    weights need the dynamic-programming search).  ``search``: ``"auto"`` (the default: the dynamic-programming search
+    unless an option only the leaf-set search has is set: ``policy``, ``ablation``, ``upper_bound``, ``max_leaves``),
+    ``"dp"`` or ``"leaf_set"`` (the OSDT paper's search).  ``regularization`` lies in (0, 1]; 0 is accepted only by
+    the dynamic-programming search with a ``max_depth`` (minimum errors): the leaf-set search is sized by the a-priori
+    leaf bound (Thm C.1 / Cor C.2: an optimal tree has fewer than ``R / lambda`` leaves), which needs ``lambda > 0``.
+    ``initial_tree``: ``"cart"`` (start from a CART tree with lambda-tied hyper-parameters as the incumbent) or None.
+    ``time_limit`` (seconds), ``node_limit`` (trees evaluated) and ``memory_limit`` (bytes, a size such as ``"2G"``,
+    ``"auto"`` = half of the physical memory, or None) stop the search early with the best tree and a bound;
+    ``verbose`` >= 1 shows progress; ``feature_names`` overrides the printed names (default: the DataFrame's columns,
+    else ``x0, x1, ...``).
 
     Fitted attributes: ``tree_`` (:class:`optbb.osdt.Tree`), ``result_`` (:class:`optbb.SearchResult`),
     ``classes_``, ``n_features_in_``, ``feature_names_in_`` (DataFrame input only).
