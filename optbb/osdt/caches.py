@@ -224,14 +224,11 @@ class Arena:
             added = ((new_t - n_t) * tree_row + (new_l - n_l) * row_bytes(self.trees.leaf_ids)
                      + (new_tc - tcap) * SLOT_BYTES)
             return (new_t, new_l, new_tc), added
-        if what == NEED_ENTRIES:
-            n = self.entries.tree.shape[0]
+        if what in (NEED_ENTRIES, NEED_SCRATCH):  # the heap grows with the entries
+            groups = (self.entries, self.heap) if what == NEED_ENTRIES else (self.scratch,)
+            n = groups[0][0].shape[0]
             new_n = max(2 * n, need)
-            return (new_n,), (new_n - n) * (_row_bytes(self.entries) + _row_bytes(self.heap))
-        if what == NEED_SCRATCH:
-            n = self.scratch.mask.shape[0]
-            new_n = max(2 * n, need)
-            return (new_n,), (new_n - n) * _row_bytes(self.scratch)
+            return (new_n,), (new_n - n) * sum(_row_bytes(g) for g in groups)
         raise ValueError(f"unknown growth request {what}")
 
     def grow(self, what: int, need, cap_bytes: int | None, stop: Stop = None) -> bool:
