@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..common import driver
-from ..common.bitset import n_words, not_into, popcount
+from ..common.bitset import n_words, not_into, popcount, unpack_rows
 from ..common.bounds import objective_value
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
@@ -64,14 +64,9 @@ def check_options(policy, ablation, initial_tree, max_depth, max_leaves, upper_b
 
 
 def _decode_leaf(key_row: np.ndarray, kw: int, n_features: int):
-    lits = []
-    for f in range(n_features):
-        w, b = f >> 6, np.uint64(f & 63)
-        if (key_row[w] >> b) & np.uint64(1):
-            lits.append((f, 1))
-        elif (key_row[kw + w] >> b) & np.uint64(1):
-            lits.append((f, 0))
-    return tuple(lits)
+    """The literals of a Leaf cache key ``[x_f = 1 words | x_f = 0 words]``."""
+    ones, zeros = unpack_rows(key_row.reshape(2, kw), n_features)
+    return tuple((f, 1 if ones[f] else 0) for f in range(n_features) if ones[f] or zeros[f])
 
 
 def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", policy: str = "curiosity",
