@@ -27,7 +27,7 @@ from . import kernel as K
 from .bounds import a_priori_leaf_bound
 from .initial_tree import cart_warm_start
 from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena, OsdtData
-from .dp_search import make_tree
+from .dp_search import check_labels, make_tree, solve_dp
 from .model import Tree
 
 POLICIES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "entropy": ENTROPY,
@@ -164,8 +164,6 @@ def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max
 
 def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_limit, memory_limit, verbose,
               labels, sample_weight=None):
-    from .dp_search import check_labels, solve_dp
-
     check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
                  {"max_depth": max_depth, "initial_tree": warm_start},
                  "optbb.osdt.solve")
@@ -238,8 +236,7 @@ class OsdtEngine:
         self.ip = ip
         self.fp = np.array([lam, lam * n, rc], dtype=np.float64)
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
-        self.st[K.S_RESUME] = -1
-        self.st[K.S_INC] = -1
+        self.st[[K.S_RESUME, K.S_INC]] = -1  # nothing being expanded, no incumbent tree yet
         self.lmax, self.MW, self.KW = lmax, MW, KW
         self.arena = Arena(W, KW, MW)
         self.work = None
