@@ -90,12 +90,6 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         p["random_state"] = check_random_state(self.random_state)
         return p
 
-    def _store(self, params: dict) -> None:
-        """``__init__``: every argument stored unchanged under its own name (scikit-learn's convention)."""
-        for name, value in params.items():
-            if name != "self":
-                setattr(self, name, value)
-
     def fit(self, X, y, sample_weight=None):
         """Mine the antecedents of ``X`` (0/1 features) class-wise and search for the best (softly) falling list.
 
@@ -236,7 +230,25 @@ class FRLClassifier(_FRLBase):
                  max_card=2, min_class_support=0.1, negations=False, feasibility="paper", random_state=None,
                  time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
                  memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated", class_weight=None):
-        self._store(locals())
+        self.positive_weight = positive_weight
+        self.regularization = regularization
+        self.n_iter = n_iter
+        self.p_stop = p_stop
+        self.curiosity_weight = curiosity_weight
+        self.max_card = max_card
+        self.min_class_support = min_class_support
+        self.negations = negations
+        self.feasibility = feasibility
+        self.random_state = random_state
+        self.time_limit = time_limit
+        self.keep_duplicates = keep_duplicates
+        self.max_recorded_iterations = max_recorded_iterations
+        self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.verbose = verbose
+        self.feature_names = feature_names
+        self.min_support = min_support
+        self.class_weight = class_weight
 
 
 class SoftFRLClassifier(_FRLBase):
@@ -254,4 +266,22 @@ class SoftFRLClassifier(_FRLBase):
                  curiosity_weight=0.8, max_card=2, min_class_support=0.1, negations=False, random_state=None,
                  time_limit=None, keep_duplicates=False, max_recorded_iterations=100_000, node_limit=None,
                  memory_limit="auto", verbose=0, feature_names=None, min_support="deprecated", class_weight=None):
-        self._store(locals())
+        self.positive_weight = positive_weight
+        self.regularization = regularization
+        self.monotonicity_penalty = monotonicity_penalty
+        self.n_iter = n_iter
+        self.p_stop = p_stop
+        self.curiosity_weight = curiosity_weight
+        self.max_card = max_card
+        self.min_class_support = min_class_support
+        self.negations = negations
+        self.random_state = random_state
+        self.time_limit = time_limit
+        self.keep_duplicates = keep_duplicates
+        self.max_recorded_iterations = max_recorded_iterations
+        self.node_limit = node_limit
+        self.memory_limit = memory_limit
+        self.verbose = verbose
+        self.feature_names = feature_names
+        self.min_support = min_support
+        self.class_weight = class_weight
