@@ -348,31 +348,20 @@ class Binarizer(TransformerMixin, BaseEstimator):
             return f"{name}={v}"
         digits = getattr(self, "_digits", {}).get(name, 4)
         f = lambda u: _fmt(u, digits)  # noqa: E731
-        if kind == "lt":
-            return f"{name}<{f(v)}"
-        if kind == "le":
-            return f"{name}<={f(v)}"
-        lo, hi, integer = v
-        if kind == "inr":  # (lo, hi]: integers lo < k <= hi are floor(lo) + 1 .. floor(hi)
-            if integer:
-                first, last = np.floor(lo) + 1, np.floor(hi)  # -inf and inf stay infinite
-                if first == -np.inf:
-                    return f"{name}<={f(last)}"
-                if last == np.inf:
-                    return f"{name}>={f(first)}"
-                return f"{name}={f(first)}" if first == last else f"{name}={f(first)}-{f(last)}"
-            if lo == -np.inf:
-                return f"{name}<={f(hi)}"
-            if hi == np.inf:
-                return f"{name}>{f(lo)}"
-            return f"{f(lo)}<{name}<={f(hi)}"
+        if kind in ("lt", "le"):
+            return f"{name}{'<' if kind == 'lt' else '<='}{f(v)}"
+        lo, hi, integer = v  # "inr": lo < x <= hi, "in": lo <= x < hi
+        below, above = ("<=", ">") if kind == "inr" else ("<", ">=")
+        first, last = (np.floor(lo) + 1, np.floor(hi)) if kind == "inr" else (lo, hi - 1)  # its integers (inf stay)
+        if integer and kind == "inr":  # one-sided: name<=last, name>=first
+            lo, hi, above = first, last, ">="
         if lo == -np.inf:
-            return f"{name}<{f(hi)}"
+            return f"{name}{below}{f(hi)}"
         if hi == np.inf:
-            return f"{name}>={f(lo)}"
+            return f"{name}{above}{f(lo)}"
         if integer:
-            return f"{name}={f(lo)}" if hi - 1 == lo else f"{name}={f(lo)}-{f(hi - 1)}"
-        return f"{f(lo)}<={name}<{f(hi)}"
+            return f"{name}={f(first)}" if first == last else f"{name}={f(first)}-{f(last)}"
+        return f"{f(lo)}{'<' if kind == 'inr' else '<='}{name}{below}{f(hi)}"
 
     def transform(self, X):
         """The 0/1 matrix (``uint8``), one column per entry of ``get_feature_names_out()``."""
