@@ -100,16 +100,10 @@ class CARTClassifier(BaseEstimator, ClassifierMixin):
         leaf_of = np.arange(t.node_count)
         if self.cp is not None and self.cp > 0:
             keep_leaf = _rpart_prune(t.children_left, t.children_right, value, self.cp)
-            # map every node to its highest ancestor that became a leaf
-            stack = [(0, -1)]
-            while stack:
-                node, top = stack.pop()
-                if top < 0 and keep_leaf[node]:
-                    top = node
-                leaf_of[node] = top if top >= 0 else node
-                if t.children_left[node] >= 0:
-                    stack.append((t.children_left[node], top))
-                    stack.append((t.children_right[node], top))
+            # map every node to its highest ancestor that became a leaf (sklearn numbers parents before children)
+            for node in np.flatnonzero(t.children_left >= 0):
+                if keep_leaf[node] or leaf_of[node] != node:
+                    leaf_of[[t.children_left[node], t.children_right[node]]] = leaf_of[node]
         self.leaf_of_ = leaf_of
         leaves = np.unique(leaf_of[t.children_left == -1])
         self.n_leaves_ = int(len(leaves))
