@@ -243,14 +243,11 @@ def build_mip(Xg: np.ndarray, n0: np.ndarray, n1: np.ndarray, depth: int, lam_n:
     upper = np.ones(nc)
     integ = np.zeros(nc, dtype=np.uint8)
     N0, N1 = float(n0.sum()), float(n1.sum())
-    integ[[mdl.f(n, j) for n in range(mdl.n_int) for j in range(F)]] = 1
-    integ[[mdl.p(k) for k in range(mdl.n_leaf)]] = 1
-    for k in range(mdl.n_leaf):
-        cost[mdl.e0(k)] = cost[mdl.e1(k)] = 1.0
-        upper[mdl.e0(k)], upper[mdl.e1(k)] = N0, N1
-        if mdl.has_alpha:
-            cost[mdl.alpha(k)] = lam_n
-            integ[mdl.alpha(k)] = 1
+    integ[:mdl.p(0) + mdl.n_leaf] = 1  # the f and p columns come first
+    e0, e1 = slice(mdl.e0(0), mdl.e1(0)), slice(mdl.e1(0), mdl.e1(0) + mdl.n_leaf)
+    cost[e0], cost[e1], upper[e0], upper[e1] = 1.0, 1.0, N0, N1
+    if mdl.has_alpha:
+        cost[mdl.alpha(0):], integ[mdl.alpha(0):] = lam_n, 1
     rows = _Rows()
     for n in range(mdl.n_int):  # each node picks one feature
         rows.add([mdl.f(n, j) for j in range(F)], 1.0, 1.0, 1.0)
@@ -322,17 +319,12 @@ def cart_features(X: np.ndarray, y: np.ndarray, depth: int) -> list[int]:
         n, s, last = todo.pop()
         if n >= n_int:
             continue
-        if s >= 0 and t.children_left[s] != -1:
-            f = int(t.feature[s])  # sklearn: x <= 0.5 goes left, i.e. x = 0 left as here
-            feats[n] = f
-            todo.append((2 * n + 1, int(t.children_left[s]), f))
-            todo.append((2 * n + 2, int(t.children_right[s]), f))
-        else:
-            f = last if last >= 0 else 0
-            feats[n] = f
-            # rows reaching n all have x_f equal to one value; both children continue with the same feature
-            todo.append((2 * n + 1, -1, f))
-            todo.append((2 * n + 2, -1, f))
+        split = s >= 0 and t.children_left[s] != -1
+        # sklearn: x <= 0.5 goes left, i.e. x = 0 left as here.  Below a CART leaf the rows reaching n all have x_f
+        # equal to one value; both children continue with the same feature.
+        f = feats[n] = int(t.feature[s]) if split else max(last, 0)
+        todo.append((2 * n + 1, int(t.children_left[s]) if split else -1, f))
+        todo.append((2 * n + 2, int(t.children_right[s]) if split else -1, f))
     return feats
 
 
@@ -415,8 +407,7 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
                   solve_time=solve_time)
     if info.primal_solution_status >= 2:  # kSolutionStatusFeasible
         x = np.asarray(h.getSolution().col_value)
-        report.update(features=[int(np.argmax([x[mdl.f(nn, j)] for j in range(mdl.n_features)]))
-                                for nn in range(mdl.n_int)],
+        report.update(features=x[:mdl.n_int * mdl.n_features].reshape(mdl.n_int, mdl.n_features).argmax(1).tolist(),
                       mip_objective=float(info.objective_function_value), has_solution=True)
     return report
 
