@@ -291,16 +291,13 @@ def _start_vector(mdl: _Model, Xg, n0, n1, features) -> np.ndarray:
     for n, j in enumerate(features):
         x[mdl.f(n, j)] = 1.0
     leaf = leaf_of(Xg, features, mdl.depth)
-    for g, k in enumerate(leaf):
-        x[mdl.w(g, int(k))] = 1.0
-    for k in range(mdl.n_leaf):
-        c0, c1 = float(n0[leaf == k].sum()), float(n1[leaf == k].sum())
-        label = 1 if c1 >= c0 else 0
-        x[mdl.p(k)] = label
-        x[mdl.e0(k)] = c0 if label == 1 else 0.0
-        x[mdl.e1(k)] = c1 if label == 0 else 0.0
-        if mdl.has_alpha:
-            x[mdl.alpha(k)] = 1.0 if (leaf == k).any() else 0.0
+    x[[mdl.w(g, int(k)) for g, k in enumerate(leaf)]] = 1.0
+    c0, c1 = np.bincount(leaf, n0, mdl.n_leaf), np.bincount(leaf, n1, mdl.n_leaf)  # class counts per leaf
+    label = c1 >= c0
+    x[mdl.p(0):mdl.p(0) + mdl.n_leaf] = label
+    x[mdl.e0(0):mdl.e1(0)], x[mdl.e1(0):mdl.e1(0) + mdl.n_leaf] = np.where(label, c0, 0.0), np.where(label, 0.0, c1)
+    if mdl.has_alpha:
+        x[mdl.alpha(0):] = np.bincount(leaf, minlength=mdl.n_leaf) > 0
     return x
 
 
