@@ -308,6 +308,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         else:
             guessed = {c: self._quantile_thresholds(numeric[c], np.unique(numeric[c])) for c in df.columns
                        if kinds[c] == "num"}
+        self.thresholds_.update(guessed)  # after the given ones, numeric columns in column order
         specs = []
         for name in df.columns:
             kind = kinds[name]
@@ -316,11 +317,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
             elif kind == "id":
                 self.passthrough_.append(name)
                 specs.append((name, "id", None))
-            elif kind == "given" or name in guessed:
-                le = kind == "num" and self.strategy == "gbdt"  # the ensemble's splits read x <= t
-                t = self.thresholds_[name] if kind == "given" else guessed[name]
-                self.thresholds_[name] = t
-                specs += self._threshold_specs(name, numeric[name], t, le)
+            elif name in self.thresholds_:  # given or guessed; "le": the ensemble's splits read x <= t
+                specs += self._threshold_specs(name, numeric[name], self.thresholds_[name],
+                                               kind == "num" and self.strategy == "gbdt")
         if not specs:
             raise ValueError(f"the Binarizer found no feature: every column is constant over the "
                              f"n_samples = {df.shape[0]} sample(s)")
