@@ -312,12 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, ValueError, TypeError, FileNotFoundError) as exc:
         print(f"optbb {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    except Terminated:
-        print(f"optbb {args.command}: terminated", file=sys.stderr)
-        return EXIT_TERMINATED
-    except KeyboardInterrupt:
-        print(f"optbb {args.command}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM raised as Terminated
+        terminated = isinstance(exc, Terminated)
+        print(f"optbb {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
 
 
 def _terminate(signum, frame):
@@ -332,10 +330,8 @@ def run() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         code = main()
-    except Terminated:
-        code = EXIT_TERMINATED
-    except KeyboardInterrupt:  # a second Ctrl-C during main's own interrupt handling
-        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) during main's own interrupt handling
+        code = EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of our output went away: no traceback, nothing more to write
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_PIPE
