@@ -298,11 +298,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             given = self._given_thresholds(j, name)
             if given is not None:
                 self.thresholds_[name] = given
-                kinds[name] = "given"
-            elif set(np.unique(x).tolist()) <= {0.0, 1.0}:
-                kinds[name] = "id"
-            else:
-                kinds[name] = "num"
+            kinds[name] = "given" if given is not None else "id" if set(np.unique(x).tolist()) <= {0.0, 1.0} else "num"
         if self.strategy == "gbdt":
             guessed = self._ensemble_thresholds(df, kinds, numeric, y)
         else:
