@@ -95,10 +95,6 @@ class CompleteTree:
         pred = np.asarray(self.predictions, dtype=np.int64)[self.apply(X)]
         return pred if self.classes is None else np.asarray(self.classes)[pred]
 
-    def _label(self, k: int) -> str:
-        p = self.predictions[k]
-        return str(self.classes[p]) if self.classes is not None else str(p)
-
     def to_text(self) -> str:
         """Indented if/else text, one line per test and leaf, with the training counts of every leaf."""
         lines: list[str] = []
@@ -107,7 +103,8 @@ class CompleteTree:
             if level == self.depth:
                 k = node - ((1 << self.depth) - 1)
                 empty = "  [empty]" if self.n_samples[k] == 0 else ""
-                lines.append(f"{indent}predict {self._label(k)}  ({self.n_samples[k]} samples, "
+                label = self.predictions[k] if self.classes is None else self.classes[self.predictions[k]]
+                lines.append(f"{indent}predict {label!s}  ({self.n_samples[k]} samples, "
                              f"{self.errors[k]} errors){empty}")
                 return
             name = self.feature_names[self.features[node]]
