@@ -6,7 +6,7 @@ forms; this module dispatches on the model, and on the ``"model"`` field of a JS
 """
 from __future__ import annotations
 
-from .common.formats import dumps, loads
+from .common.formats import loads
 from .corels.model import RuleList
 from .frl.model import FallingRuleList
 from .osdt.model import Tree
@@ -30,7 +30,7 @@ def to_dict(model) -> dict:
 
 def to_json(model, indent: int | None = 2) -> str:
     """JSON text; ``from_json`` rebuilds an identical model (same fields, same predictions)."""
-    return dumps(_check(model).to_dict(), indent)
+    return _check(model).to_json(indent)
 
 
 def from_dict(d: dict):

@@ -76,7 +76,11 @@ def reader(kind: str):
 
 
 class JsonForm:
-    """``to_json`` / ``from_json`` of a model class that has ``to_dict`` / ``from_dict``."""
+    """``to_json`` / ``from_json`` of a model class that has ``to_dict`` / ``from_dict``, and ``str(model)``: its
+    ``text()``."""
+
+    def __str__(self) -> str:
+        return self.text()
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text of ``to_dict``; ``from_json`` (or ``optbb.export.from_json``) rebuilds an identical model."""

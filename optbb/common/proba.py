@@ -56,18 +56,13 @@ def binary_counts(n_samples, n_errors, labels) -> np.ndarray:
     return out
 
 
-def decision_from_proba(proba: np.ndarray) -> np.ndarray:
-    """Binary: the log-odds ``log(p_1 / p_0)`` (shape ``(n,)``); more classes: ``log p`` (shape ``(n, K)``)."""
-    proba = np.asarray(proba, dtype=np.float64)
-    if proba.shape[1] == 2:
-        return np.log(proba[:, 1]) - np.log(proba[:, 0])
-    return np.log(proba)
-
-
 class LogOddsDecisionMixin:
     """``decision_function`` of a classifier with smoothed ``predict_proba``."""
 
     def decision_function(self, X) -> np.ndarray:
         """Two classes: the log-odds ``log(p_1 / p_0)`` of ``predict_proba``, positive exactly where ``predict`` says
         ``classes_[1]``; more classes: ``log(predict_proba)``, shape ``(n, K)``."""
-        return decision_from_proba(self.predict_proba(X))
+        proba = np.asarray(self.predict_proba(X), dtype=np.float64)
+        if proba.shape[1] == 2:
+            return np.log(proba[:, 1]) - np.log(proba[:, 0])
+        return np.log(proba)

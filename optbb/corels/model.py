@@ -130,9 +130,6 @@ class RuleList(JsonForm):
                 for r in [*self.rules, default]]
         return pd.DataFrame(rows, columns=["antecedent", "prediction", "n_captured", "n_correct", "accuracy"])
 
-    def __str__(self) -> str:
-        return self.text()
-
     # -- forms: dict / JSON / LaTeX / DOT ----------------------------------------------------------------------
     def to_dict(self) -> dict:
         """The one dict (and JSON) shape of a rule list: ``{"model": "RuleList", "rules": [...], ...}``; each rule

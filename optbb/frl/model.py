@@ -93,10 +93,6 @@ class FallingRuleList(JsonForm):
             df = df.drop(columns="proportion")
         return df
 
-    def text(self) -> str:
-        """The table ``print`` shows: one row per clause with its probability and training counts."""
-        return str(self)
-
     # -- forms: dict / JSON / LaTeX / DOT ----------------------------------------------------------------------
     def to_dict(self) -> dict:
         """The one dict (and JSON) shape: ``{"model": "FallingRuleList", "antecedents": [{"features", "negated"}],
@@ -157,7 +153,8 @@ class FallingRuleList(JsonForm):
         probs = np.asarray(self.probabilities, dtype=float)
         return dot_chain(list(self.names), [f"P(y=1) = {p:.4f}" for p in probs[:-1]], f"P(y=1) = {probs[-1]:.4f}")
 
-    def __str__(self) -> str:
+    def text(self) -> str:
+        """The table ``print`` shows: one row per clause with its probability and training counts."""
         df = self.to_frame()
         w_ant = max([len("antecedent")] + [len(s) for s in df["antecedent"]])
         head = f"{'rule':<8} {'antecedent':<{w_ant}} {'prob.':>6}"

@@ -11,6 +11,7 @@ from typing import Sequence
 import numpy as np
 
 from ..common.formats import JsonForm, as_counts, as_int, as_list, as_str_list, dot_escape, latex_escape, plain, reader
+from ..common.proba import binary_counts, smoothed_probabilities
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
 
@@ -81,8 +82,6 @@ class Tree(JsonForm):
     def leaf_class_counts(self) -> np.ndarray:
         """``(n_leaves, K)`` training class counts per leaf: the stored ``class_counts``, or for a tree without them
         the binary counts that ``n_samples`` / ``errors`` imply (zeros when those are absent too)."""
-        from ..common.proba import binary_counts
-
         if self.class_counts:
             return np.asarray(self.class_counts, dtype=np.float64).reshape(self.n_leaves, -1)
         n = self.n_samples or [0] * self.n_leaves
@@ -92,8 +91,6 @@ class Tree(JsonForm):
     def predict_proba(self, X) -> np.ndarray:
         """Smoothed training class frequencies of the leaf each row of a 0/1 matrix falls in (see
         :mod:`optbb.common.proba`); the largest entry of each row is that leaf's label."""
-        from ..common.proba import smoothed_probabilities
-
         return smoothed_probabilities(self.leaf_class_counts(), self.predictions)[self._leaf_of_rows(X)]
 
     # -- output -------------------------------------------------------------------------------------------------
@@ -222,9 +219,6 @@ class Tree(JsonForm):
         rec(self._root)
         lines.append("}")
         return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.text()
 
     def __repr__(self) -> str:
         return f"Tree(n_leaves={self.n_leaves}, depth={self.depth}, features={self.features_used()})"
