@@ -143,7 +143,7 @@ class Tree(JsonForm):
                 raise ValueError("class_counts must hold a list of counts for every leaf")
         else:
             leaves, preds, counts, errors, per_class = [], [], [], [], []
-            _read_node(d, (), len(names), classes, leaves, preds, (counts, errors, per_class), 0)
+            _read_node(d, (), len(names), classes, leaves, preds, (counts, errors, per_class))
         if any(len(v) not in (0, len(leaves)) for v in (counts, errors, per_class)):
             raise ValueError("n_samples, errors and class_counts must be given for every leaf or for none")
         for leaf in leaves:
@@ -224,13 +224,11 @@ class Tree(JsonForm):
         return f"Tree(n_leaves={self.n_leaves}, depth={self.depth}, features={self.features_used()})"
 
 
-def _read_node(node, path, n_features, classes, leaves, preds, stats, depth) -> None:
+def _read_node(node, path, n_features, classes, leaves, preds, stats) -> None:
     """Collect the leaves (literal paths), predictions and ``stats`` (lists of n_samples, errors and class counts)
-    of a nested tree dict, checking every field."""
+    of a nested tree dict, checking every field (a feature at most once per path bounds the depth)."""
     if not isinstance(node, dict):
         raise ValueError(f"a tree node must be an object, got {type(node).__name__}")
-    if depth > n_features:
-        raise ValueError("the tree is deeper than its number of features")
     if "prediction" in node:
         label = node["prediction"]
         if classes is None:
@@ -251,8 +249,8 @@ def _read_node(node, path, n_features, classes, leaves, preds, stats, depth) -> 
     f = as_int(node["feature"], "feature", 0, n_features - 1)
     if any(g == f for g, _ in path):
         raise ValueError(f"feature {f} is split on twice along one path")
-    _read_node(node["true"], path + ((f, 1),), n_features, classes, leaves, preds, stats, depth + 1)
-    _read_node(node["false"], path + ((f, 0),), n_features, classes, leaves, preds, stats, depth + 1)
+    _read_node(node["true"], path + ((f, 1),), n_features, classes, leaves, preds, stats)
+    _read_node(node["false"], path + ((f, 0),), n_features, classes, leaves, preds, stats)
 
 
 def _build(idx: list[int], leaves: list[tuple[Literal, ...]], used: set[int]):
