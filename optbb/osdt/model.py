@@ -110,10 +110,9 @@ class Tree(JsonForm):
             if node[0] == "leaf":
                 k = node[1]
                 d = {"prediction": plain(self._label(self.predictions[k]))}
-                if self.n_samples:
-                    d["n_samples"] = int(self.n_samples[k])
-                if self.errors:
-                    d["errors"] = int(self.errors[k])
+                for key, values in (("n_samples", self.n_samples), ("errors", self.errors)):
+                    if values:
+                        d[key] = int(values[k])
                 if self.class_counts:
                     d["class_counts"] = plain(list(self.class_counts[k]))
                 return d
@@ -238,13 +237,11 @@ def _read_node(node, path, n_features, classes, leaves, preds, stats) -> None:
         else:
             raise ValueError(f"leaf prediction {label!r} is not one of the classes {classes}")
         leaves.append(path)
-        counts, errors, per_class = stats
-        if "n_samples" in node:
-            counts.append(as_int(node["n_samples"], "n_samples", 0))
-        if "errors" in node:
-            errors.append(as_int(node["errors"], "errors", 0))
+        for key, values in zip(("n_samples", "errors"), stats):
+            if key in node:
+                values.append(as_int(node[key], key, 0))
         if node.get("class_counts") is not None:
-            per_class.append(as_counts(node["class_counts"], "class_counts"))
+            stats[2].append(as_counts(node["class_counts"], "class_counts"))
         return
     f = as_int(node["feature"], "feature", 0, n_features - 1)
     if any(g == f for g, _ in path):
