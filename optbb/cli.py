@@ -216,7 +216,10 @@ def cmd_reproduce(args) -> int:
         raise InputError("the paper studies run from a source checkout of optbb: clone the repository and run "
                          "`optbb reproduce` or `python -m experiments` there (no experiments/ folder beside "
                          f"{root / 'optbb'})")
-    argv = ["--list"] if args.list else [args.study, *args.rest] if args.study else []
+    if args.list or not args.study:
+        argv = ["--list"] if args.list else []
+    else:
+        argv = [args.study, *args.rest]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     sys.stdout.flush()
     return subprocess.call([sys.executable, "-m", "experiments", *argv], env=env)

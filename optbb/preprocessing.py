@@ -298,7 +298,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
             given = self._given_thresholds(j, name)
             if given is not None:
                 self.thresholds_[name] = given
-            kinds[name] = "given" if given is not None else "id" if set(np.unique(x).tolist()) <= {0.0, 1.0} else "num"
+            if given is not None:
+                kinds[name] = "given"
+            elif set(np.unique(x).tolist()) <= {0.0, 1.0}:
+                kinds[name] = "id"
+            else:
+                kinds[name] = "num"
         if self.strategy == "gbdt":
             guessed = self._ensemble_thresholds(df, kinds, numeric, y)
         else:
@@ -343,20 +348,33 @@ class Binarizer(TransformerMixin, BaseEstimator):
             return f"{name}={v}"
         digits = getattr(self, "_digits", {}).get(name, 4)
         f = lambda u: _fmt(u, digits)  # noqa: E731
-        if kind in ("lt", "le"):
-            return f"{name}{'<' if kind == 'lt' else '<='}{f(v)}"
-        lo, hi, integer = v  # "inr": lo < x <= hi, "in": lo <= x < hi
-        below, above = ("<=", ">") if kind == "inr" else ("<", ">=")
-        first, last = (np.floor(lo) + 1, np.floor(hi)) if kind == "inr" else (lo, hi - 1)  # its integers (inf stay)
-        if integer and kind == "inr":  # one-sided: name<=last, name>=first
-            lo, hi, above = first, last, ">="
+        if kind == "lt":
+            return f"{name}<{f(v)}"
+        if kind == "le":
+            return f"{name}<={f(v)}"
+        lo, hi, integer = v
+        if kind == "inr":  # (lo, hi]: integers lo < k <= hi are floor(lo) + 1 .. floor(hi)
+            if integer:
+                first = -np.inf if lo == -np.inf else np.floor(lo) + 1
+                last = np.inf if hi == np.inf else np.floor(hi)
+                if first == -np.inf:
+                    return f"{name}<={f(last)}"
+                if last == np.inf:
+                    return f"{name}>={f(first)}"
+                return f"{name}={f(first)}" if first == last else f"{name}={f(first)}-{f(last)}"
+            if lo == -np.inf:
+                return f"{name}<={f(hi)}"
+            if hi == np.inf:
+                return f"{name}>{f(lo)}"
+            return f"{f(lo)}<{name}<={f(hi)}"
         if lo == -np.inf:
-            return f"{name}{below}{f(hi)}"
+            return f"{name}<{f(hi)}"
         if hi == np.inf:
-            return f"{name}{above}{f(lo)}"
+            return f"{name}>={f(lo)}"
         if integer:
-            return f"{name}={f(first)}" if first == last else f"{name}={f(first)}-{f(last)}"
-        return f"{f(lo)}{'<' if kind == 'inr' else '<='}{name}{below}{f(hi)}"
+            top = hi - 1
+            return f"{name}={f(lo)}" if top == lo else f"{name}={f(lo)}-{f(top)}"
+        return f"{f(lo)}<={name}<{f(hi)}"
 
     def transform(self, X):
         """The 0/1 matrix (``uint8``), one column per entry of ``get_feature_names_out()``."""

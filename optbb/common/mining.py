@@ -24,7 +24,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import partial
+import functools
 
 import numpy as np
 from .jit import njit
@@ -330,7 +330,7 @@ class _Miner:
         limit = self.budget.limits.memory_limit
         if limit is not None and self.nbytes() + added > limit:
             return False
-        stop = partial(self.budget.must_stop, guard)
+        stop = functools.partial(self.budget.must_stop, guard)
         kept_bits, kept_lits, ehash = (grow(a, new_rows, stop) for a in (self.kept_bits, self.kept_lits, self.ehash))
         index = reindex(ehash, int(self.state[S_KEPT]), idx, stop) if idx != self.index.shape[0] else self.index
         self.kept_bits, self.kept_lits, self.ehash, self.index = kept_bits, kept_lits, ehash, index
