@@ -156,9 +156,16 @@ class FallingRuleList(JsonForm):
         """The table ``print`` shows: one row per clause with its probability and training counts."""
         df = self.to_frame()
         w_ant = max([len("antecedent")] + [len(s) for s in df["antecedent"]])
-        rows = [("rule", "antecedent", "prob.", *(["prop."] if self.soft else []), "n+", "n-")]
-        rows += [(r[0], r[1], *(f"{p:.4f}" for p in r[2:-2]), _show(r[-2]), _show(r[-1]))
-                 for r in df.itertuples(index=False, name=None)]  # probability (and proportion), n_pos, n_neg
-        lines = [" ".join([f"{r[0]:<8}", f"{r[1]:<{w_ant}}", *(f"{c:>6}" for c in r[2:])]) for r in rows]
+        head = f"{'rule':<8} {'antecedent':<{w_ant}} {'prob.':>6}"
+        if self.soft:
+            head += f" {'prop.':>6}"
+        head += f" {'n+':>6} {'n-':>6}"
+        lines = [head]
+        for _, r in df.iterrows():
+            s = f"{r['rule']:<8} {r['antecedent']:<{w_ant}} {r['probability']:>6.4f}"
+            if self.soft:
+                s += f" {r['proportion']:>6.4f}"
+            s += f" {_show(r['n_pos']):>6} {_show(r['n_neg']):>6}"
+            lines.append(s)
         lines.append(f"objective = {self.objective:.6f}")
         return "\n".join(lines)

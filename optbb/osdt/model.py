@@ -237,11 +237,12 @@ def _read_node(node, path, n_features, classes, leaves, preds, stats) -> None:
         else:
             raise ValueError(f"leaf prediction {label!r} is not one of the classes {classes}")
         leaves.append(path)
-        for key, values in zip(("n_samples", "errors"), stats):
+        counts, errors, per_class = stats
+        for key, values in (("n_samples", counts), ("errors", errors)):
             if key in node:
                 values.append(as_int(node[key], key, 0))
         if node.get("class_counts") is not None:
-            stats[2].append(as_counts(node["class_counts"], "class_counts"))
+            per_class.append(as_counts(node["class_counts"], "class_counts"))
         return
     f = as_int(node["feature"], "feature", 0, n_features - 1)
     if any(g == f for g, _ in path):
