@@ -487,9 +487,7 @@ def soft_chunk(Xpos, Xneg, tot_pos, tot_neg, pair_pos, pair_neg, use_pairs, all_
             N_rem = _snap(N_rem - cn[r], tiny, wneg)
             if stop_after[pick]:  # Theorem 5.2: stopping attains the bound
                 break
-        a_else = P_rem / (P_rem + N_rem) if P_rem + N_rem > 0 else 0.0
-        pen = a_else - amin if a_else > amin else 0.0
-        L_d += rule_risk(P_rem, N_rem, w) / n + C1 * pen
+        L_d += soft_stop_cost(P_rem, N_rem, amin, n, w, C1)  # else clause: its risk and penalty, no C
         iter_L[t] = L_d
         _keep_if_better(L_d, rules, depth, best_L, best_rules, best_len)
 
