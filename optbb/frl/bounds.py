@@ -131,5 +131,4 @@ def curiosity_soft(alpha, amin, cp, rem_pos, lam):
     first = min(alpha, (1.01 / 0.01) * amin - (1.0 / 0.01) * alpha)
     if first < 0.0:
         first = 0.0
-    cov = cp / rem_pos if rem_pos > 0 else 0.0
-    return lam * first + (1.0 - lam) * cov
+    return curiosity_frl(first, cp, rem_pos, lam)  # Eq. (11)'s mix, with this first term for alpha
