@@ -31,7 +31,7 @@ import pandas as pd
 from ..common.jit import njit
 
 from ..common import driver
-from ..common.bitset import copy_into, popcount, popcount_and, weight_and, weight_words_and
+from ..common.bitset import copy_into, ones, pack_rows, popcount, popcount_and, weight_and, weight_words_and
 from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.formats import first_match
@@ -500,8 +500,6 @@ def _pack_class(A: np.ndarray, wc: np.ndarray | None, by_word: bool):
     """``(bits, all, weights)`` of the samples of one class: ``bits[j]`` the packed column ``j`` of ``A`` (samples x
     antecedents), ``all`` the bitset of every sample and the weights (None, per sample, or per word when ``by_word``:
     the samples sorted by weight, each weight's run starting on a word boundary)."""
-    from ..common.bitset import ones, pack_rows
-
     k, m = A.shape
     if k == 0:
         return np.zeros((m, 0), dtype=np.uint64), ones(0), (None if wc is None else np.zeros(0))
