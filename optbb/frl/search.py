@@ -97,7 +97,6 @@ def seed_state(random_state) -> np.ndarray:
         state = random_state.integers(0, 2 ** 64, size=4, dtype=np.uint64, endpoint=False)
     else:
         state = np.random.SeedSequence(int(random_state)).generate_state(4, dtype=np.uint64)
-    state = np.asarray(state, dtype=np.uint64).copy()
     if not state.any():
         state[0] = 1
     return state
