@@ -143,14 +143,13 @@ class FallingRuleList(JsonForm):
 
     def to_latex(self) -> str:
         """``algorithmic`` environment with each clause's probability."""
-        probs = np.asarray(self.probabilities, dtype=float)
-        outs = [f"P(y=1) = {p:.4f}" for p in probs[:-1]]
-        return latex_chain(list(self.names), outs, f"P(y=1) = {probs[len(self)]:.4f}")
+        outs = [f"P(y=1) = {p:.4f}" for p in np.asarray(self.probabilities, dtype=float)]
+        return latex_chain(list(self.names), outs[:-1], outs[-1])
 
     def to_dot(self) -> str:
         """Graphviz DOT source: a chain of decisions, each with its probability."""
-        probs = np.asarray(self.probabilities, dtype=float)
-        return dot_chain(list(self.names), [f"P(y=1) = {p:.4f}" for p in probs[:-1]], f"P(y=1) = {probs[-1]:.4f}")
+        outs = [f"P(y=1) = {p:.4f}" for p in np.asarray(self.probabilities, dtype=float)]
+        return dot_chain(list(self.names), outs[:-1], outs[-1])
 
     def text(self) -> str:
         """The table ``print`` shows: one row per clause with its probability and training counts."""
