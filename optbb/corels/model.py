@@ -107,7 +107,7 @@ class RuleList(JsonForm):
             return np.asarray(stored, dtype=np.float64).reshape(len(stored), -1)
         n = [r.n_captured for r in self.rules] + [self.default_captured]
         e = [r.n_captured - r.n_correct for r in self.rules] + [self.default_captured - self.default_correct]
-        return binary_counts(n, e, [r.prediction for r in self.rules] + [self.default_prediction])
+        return binary_counts(n, e, self._labels())
 
     def predict_proba(self, A: np.ndarray) -> np.ndarray:
         """Smoothed training class frequencies of the rule classifying each row of ``A`` (see
@@ -178,8 +178,7 @@ class RuleList(JsonForm):
 
     def to_latex(self) -> str:
         """``algorithmic`` environment, as the C++ CORELS ``-L`` option writes it."""
-        preds = [r.prediction for r in self.rules] + [self.default_prediction]
-        outs = [rf"\text{{prediction}} = \text{{{latex_escape(self.label_names[p])}}}" for p in preds]
+        outs = [rf"\text{{prediction}} = \text{{{latex_escape(self.label_names[p])}}}" for p in self._labels()]
         return latex_chain([r.name for r in self.rules], outs[:-1], outs[-1])
 
     def to_dot(self) -> str:
