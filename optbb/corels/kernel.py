@@ -292,8 +292,7 @@ def collect_garbage(T, TE, free_list, hkey, hseq, hitem, st, fst, n, lam, lookah
     kept = 0
     for i in range(st[S_HEAP_SIZE]):
         node = hitem[i]
-        if T[node, DELETED] != 0 or node_lookahead(T, TE, node, n, lam, lookahead_on) >= rc or \
-                _deleted_ancestor(T, node):
+        if node_lookahead(T, TE, node, n, lam, lookahead_on) >= rc or _deleted_on_path(T, node):
             prune_up(T, free_list, st, S_FREE_COUNT, S_LIVE, node)
             continue
         hkey[kept] = hkey[i]
@@ -305,8 +304,8 @@ def collect_garbage(T, TE, free_list, hkey, hseq, hitem, st, fst, n, lam, lookah
 
 
 @njit(cache=True)
-def _deleted_ancestor(T, node):
-    p = T[node, PARENT]
+def _deleted_on_path(T, node):
+    p = node
     while p >= 0:
         if T[p, DELETED] != 0:
             return True
