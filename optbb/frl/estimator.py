@@ -127,12 +127,11 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         if self.keep_duplicates and complete:
             twins = reference_twins(mined, data.X, data.y, p["min_support"], w)
             if twins:
-                ants = list(ants)
+                ants = list(ants) + [ants[k] for k in twins]
                 A = np.concatenate([A, A[:, twins]], axis=1)
                 for k in twins:
-                    ants.append(ants[k])
                     i, j = ants[k].features
-                    names.append(f"{data.feature_names[j]}{','}{data.feature_names[i]}")
+                    names.append(f"{data.feature_names[j]},{data.feature_names[i]}")
         adata = mined.data if not complete or A is mined.data.X else BinaryDataset(A, data.y, names, w)
         mining_time = time.perf_counter() - t0
         rest = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
