@@ -20,11 +20,9 @@ def prefix_feasible(lp, ln, rp, rn):
     return rp * (lp + ln) <= lp * (rp + rn)
 
 
-@njit(cache=True, inline="always")
-def reference_feasible(alast_p, alast_n, rp, rn):
-    """The reference code's weaker test: the remainder after the new rule is no higher than the proportion of the
-    rule *before* it (``alpha_remain <= alpha_last``); spec NOTE-1."""
-    return rp * (alast_p + alast_n) <= alast_p * (rp + rn)
+# The reference code's weaker test (spec NOTE-1): the same inequality with the counts of the rule *before* the new
+# one, i.e. the remainder after the new rule is no higher than that rule's proportion (``alpha_remain <= alpha_last``).
+reference_feasible = prefix_feasible
 
 
 @njit(cache=True, inline="always")
