@@ -43,10 +43,9 @@ class IterationRecord:
         self._improvements(objective, times)
         keep = max(0, min(m, self.limit - self.n))
         if keep:
-            self._L.append(objective[:keep].copy())
-            self._t.append(times[:keep].copy())
-            self._cand.append(cand[:keep].copy())
-            self.nbytes += self._L[-1].nbytes + self._t[-1].nbytes + self._cand[-1].nbytes
+            for parts, a in ((self._L, objective), (self._t, times), (self._cand, cand)):
+                parts.append(a[:keep].copy())
+                self.nbytes += parts[-1].nbytes
         self.n += m
 
     def _totals(self, cand: np.ndarray) -> None:
@@ -66,13 +65,12 @@ class IterationRecord:
             improved[0] = True  # the first list is the first incumbent
         idx = improved.nonzero()[0]
         if idx.size:
-            self._imp_it.append(self.n + 1 + idx)
-            self._imp_t.append(times[idx])
-            self._imp_L.append(running[idx])
+            for parts, a in ((self._imp_it, self.n + 1 + idx), (self._imp_t, times[idx]), (self._imp_L, running[idx])):
+                parts.append(a)
+                self.nbytes += a.nbytes
             self.best = float(running[-1])
             self.n_improvements += int(idx.size)
             self.last_improvement = int(self.n + 1 + idx[-1])
-            self.nbytes += self._imp_it[-1].nbytes + self._imp_t[-1].nbytes + self._imp_L[-1].nbytes
 
     def result(self) -> dict:
         """``iter_objective``, ``iter_time``, ``candidates`` (the recorded rows), ``improvements`` (iteration,
