@@ -28,11 +28,11 @@ from .trie import (DELETED, DEPTH, DONE, DPRED, E_B0, E_ERR, E_NCAP, LEAF, MAPSL
 # slot names, one convention for every solver: S_ int64 state, F_ float64 state, P_ parameters
 # st (int64 state) slots
 S_HEAP_SIZE, S_SEQ, S_FREE_COUNT, S_HWM, S_LIVE, S_MAP_COUNT, S_BEST_LEN, S_LB_EVALS, S_INSERTIONS, S_EVALUATED, \
-    S_POPS, S_MAX_HEAP, S_MAX_DEPTH, S_MAX_LIVE, S_IMPROVED, S_RESERVED, S_N_IMPROVE, S_DISCARDED = range(18)
-N_STATE = 18
-# fst (float64 state) slots: the incumbent objective and its misclassified amount
-F_RC, F_BEST_ERR = 0, 1
-N_FSTATE = 2
+    S_POPS, S_MAX_HEAP, S_MAX_DEPTH, S_MAX_LIVE, S_IMPROVED, S_N_IMPROVE, S_DISCARDED = range(17)
+N_STATE = 17
+# fst (float64 state) slots: the incumbent objective
+F_RC = 0
+N_FSTATE = 1
 # cfg slots
 P_POLICY, P_MAP, P_SUPPORT, P_ACCURATE, P_LOOKAHEAD, P_EQUIV, P_PREFIXLEN = range(7)
 # return codes
@@ -222,7 +222,6 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
                     best_prefix[k] = prefix[k]
                 best_prefix[depth] = s
                 st[S_BEST_LEN] = child_depth
-                fst[F_BEST_ERR] = err_c + derr
                 st[S_N_IMPROVE] += 1
                 improved_here = True
             b0c = (zu - zc) if equiv_on else 0

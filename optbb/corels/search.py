@@ -101,7 +101,6 @@ class CorelsEngine:
         # class amounts: sample counts (int64), or sums of the weights (float64, in sample order)
         _, root_err = majority_class(np.bincount(self.data.y, weights=self.weights, minlength=self.data.n_classes))
         self.fst[K.F_RC] = root_err / self.n
-        self.fst[K.F_BEST_ERR] = root_err
         # the root (empty prefix) queued alone with key 0; depth, errors, captured amount: 0 in the zeroed arrays
         self.T[0, [PARENT, RULE, MAPSLOT]] = -1
         self.T[0, STATE] = LEAF
