@@ -623,9 +623,7 @@ def unsearched_result(y: np.ndarray, *, soft: bool, w: float, status: Status, el
                       feature_names, weights: np.ndarray | None = None) -> SearchResult:
     """The result when no search ran (a limit ended the mining first): the default-only list with its real
     objective, ``status``, no bound (NaN, as for every Monte-Carlo run) and the common counters."""
-    y = np.asarray(y)
-    n = int(y.shape[0])
-    model = build_falling_list([], [], [], np.zeros((n, 0), dtype=np.uint8), y, w, 0.0, soft, feature_names,
+    model = build_falling_list([], [], [], np.zeros((len(y), 0), dtype=np.uint8), y, w, 0.0, soft, feature_names,
                                weights)
     model.objective = rule_risk(model.n_pos[0], model.n_neg[0], w) / (model.n_pos[0] + model.n_neg[0])
     counters = {"iterations": 0, "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0,
