@@ -16,7 +16,6 @@ from ..common import driver
 from ..common.bitset import n_words, not_into, popcount, unpack_rows
 from ..common.bounds import objective_value
 from ..common.data import BinaryDataset
-from ..common.driver import run_search
 from ..common.equivalence import equivalence_classes
 from ..common.growth import arrays_bytes
 from ..common.limits import Limits
@@ -120,7 +119,7 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
 
     def run(bound):
         engine = OsdtEngine(data, lam, policy, ablation, warm_start, bound, max_depth, max_leaves, limits)
-        return run_search(engine, limits, verbose)
+        return driver.run_search(engine, limits, verbose)
 
     result = run(upper_bound)
     if (upper_bound is not None and result.status is Status.OPTIMAL
