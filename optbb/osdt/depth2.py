@@ -38,12 +38,6 @@ Signatures (all ``@njit(cache=True)``; arrays C-contiguous)
     with ``counts[c, f, f] = n_c(f)`` and ``counts[c, f, g] = counts[c, g, f] = n_c(f, g)``; ``totals``:
     int64[k] with ``totals[c] = n_c``.  ``mode``: ``WORDS`` counts over the support's non-empty words,
     ``GATHER`` first packs the support's samples densely (cheaper for sparse supports), ``AUTO`` picks by cost.
-``split_counts_into(xbits, ybits, support, counts, totals, f, left, left_totals, right, right_totals)``
-    Both children's tables of a split on ``f`` into caller-owned buffers (tables of a few MB cost more to
-    allocate than to fill), counting only the smaller child: the other is the parent's table minus it.
-``accumulate_pair_counts(counts, totals, xbits, ybits, rows, sign)``
-    In place: add (``sign = 1``) or remove (``-1``) the counts of the samples in ``rows`` (for tables of
-    similar supports).
 ``depth2_table(counts, totals) -> best``
     int64[5, 4]: row ``L`` (1..4) = ``(errors, f_root, f_left, f_right)`` of a tree with ``L`` leaves and depth
     <= 2, or ``errors = -1`` if the row is empty; row 0 is unused.  Guarantee: for every ``L``, the smallest
@@ -235,7 +229,9 @@ def pair_counts(xbits, ybits, support, mode=AUTO, mult=None):
 @njit(cache=True)
 def split_counts_into(xbits, ybits, support, counts, totals, f, left, left_t, right, right_t, mult=None):
     """Count tables of the two children of a split on ``f`` into ``left`` (the side ``x_f = 0``) and ``right``
-    (shape of ``counts``) and their totals into ``left_t`` and ``right_t``; only the smaller child is counted."""
+    (shape of ``counts``) and their totals into ``left_t`` and ``right_t``, buffers the caller owns (tables of a
+    few MB cost more to allocate than to fill); only the smaller child is counted, the other is the parent's
+    table minus it."""
     nw = support.shape[0]
     one = np.empty(nw, dtype=np.uint64)
     zero = np.empty(nw, dtype=np.uint64)
