@@ -388,11 +388,8 @@ class DPEngine:
         if phase == D.OPEN:
             return cost, build
         if stk.fi[k, D.FR_BESTF] >= 0 and stk.fv[k, D.FV_BEST] < cost:
-            f = int(stk.fi[k, D.FR_BESTF])
-            x = self.data.xbits[f]
             cost = float(stk.fv[k, D.FV_BEST])
-            build = (lambda path, f=f, x=x: self._extract(S & ~x, cd, path + ((f, 0),))
-                     + self._extract(S & x, cd, path + ((f, 1),)))
+            build = (lambda path, f=int(stk.fi[k, D.FR_BESTF]): self._extract_split(S, d, f, path))
         if k < self.st[D.S_TOP] and phase in (D.WAIT_A, D.WAIT_B):
             f = int(stk.order[k, stk.fi[k, D.FR_CURSOR]])
             x = self.data.xbits[f]
@@ -434,10 +431,12 @@ class DPEngine:
         if eid < 0 or self.memo.lb[eid] < self.memo.ub[eid]:
             raise RuntimeError("internal error: a subproblem of the best tree is not solved in the memo")
         f = int(self.memo.feat[eid])
-        if f < 0:
-            return [path]
+        return [path] if f < 0 else self._extract_split(S, d, f, path)
+
+    def _extract_split(self, S: np.ndarray, d: int, f: int, path: tuple) -> list:
+        """Leaves of the optimal subtrees of both children of subproblem ``(S, d)`` split on feature ``f``."""
         cd = d if d >= D.UNLIMITED else d - 1
-        x = data.xbits[f]
+        x = self.data.xbits[f]
         return self._extract(S & ~x, cd, path + ((f, 0),)) + self._extract(S & x, cd, path + ((f, 1),))
 
 
