@@ -127,7 +127,6 @@ class DPEngine:
         self.total = self.n if q is None else int(q.sum())
         self.w_total = self.n if self.w is None else float(self.w.sum())
         self.lam_n = self.lam * self.total
-        self.max_depth = max_depth
         self.names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(self.m)]
         self.W = n_words(self.n)
         self.data = self._pack(q)
