@@ -2,9 +2,8 @@
 
 Leaf cache.  A leaf is a conjunction of feature literals, keyed canonically by two feature bitsets
 ``[pos words | neg words]`` (``x_m = 1`` literals, ``x_m = 0`` literals), so the order in which a leaf's splits were
-made does not matter.  Each leaf is computed once: captured samples (packed bitset), count, majority label and
-errors, ``b0`` (equivalent-points minority it captures), depth, the support "dead" flag and the dead-feature set of
-the leaf accurate support bound.  The index is the shared open-addressing table of :mod:`optbb.common.hashtable`.
+made does not matter.  Each leaf is computed once (its statistics: the fields of :class:`Leaves`).  The index is
+the shared open-addressing table of :mod:`optbb.common.hashtable`.
 
 Tree cache.  A tree is its set of leaves; its canonical key is the sorted array of leaf ids (leaf ids are unique
 per leaf, so permutations of the same leaf set share one key: leaf permutation symmetry, Cor. E.1).  Keys have

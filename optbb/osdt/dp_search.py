@@ -1,9 +1,8 @@
 """The dynamic-programming OSDT search as an engine of the common search driver (``search="dp"``).
 
 :class:`DPEngine` owns the arrays of :mod:`optbb.osdt.dp` (memo table, frame stack, state) and implements the
-driver protocol (:mod:`optbb.common.driver`): ``start``, ``step`` (one Numba chunk), ``grow`` (a larger memo),
-``nodes``, ``memory_bytes``, ``incumbent``, ``improvements``, ``improvement_nodes``, ``lower_bound``,
-``queue_size`` and ``finish``; the driver owns limits, Ctrl-C, chunk sizing, trace, progress and the result.
+driver protocol (:mod:`optbb.common.driver`; ``step`` runs one Numba chunk, ``grow`` doubles the memo); the driver
+owns limits, Ctrl-C, chunk sizing, trace, progress and the result.
 
 Labels may have ``k >= 2`` classes (``0 .. k-1``); a leaf predicts its majority class (ties: the largest label).
 
