@@ -28,8 +28,8 @@ from .caches import (NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, init_r
 
 # int64 state vector
 S_NLEAVES, S_NTREES, S_TLUSED, S_HEAP, S_ETAIL, S_FREE, S_SEQ, S_COUNT, S_POPS, S_RESUME, S_INC, S_COUNT_OPT, \
-    S_MAXHEAP, S_NEED, S_NEED2, S_POPS_OPT, S_WORK, S_WORKMAX, S_NIMPROVE = range(19)
-N_STATE = 19
+    S_MAXHEAP, S_NEED, S_NEED2, S_WORK, S_WORKMAX, S_NIMPROVE = range(18)
+N_STATE = 18
 # int parameters
 P_N, P_M, P_MAXDEPTH, P_MAXLEAVES, P_POLICY, P_SUPPORT, P_INCR, P_ACCU, P_LOOKAHEAD, P_EQUIV, P_LEAFBOUND, \
     P_COUNTLIMIT, P_LMAX = range(13)
@@ -568,7 +568,6 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                 st[S_INC] = tid
                 st[S_NIMPROVE] += 1
                 st[S_COUNT_OPT] = st[S_COUNT]
-                st[S_POPS_OPT] = st[S_POPS]
             for q in range(k):
                 if sc_prune[q] < fp[F_RC]:
                     if st[S_COUNT] >= ip[P_COUNTLIMIT]:
