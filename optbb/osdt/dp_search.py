@@ -249,10 +249,8 @@ class DPEngine:
         return self._incumbent_cost() / self.total
 
     def _incumbent_cost(self) -> float:
-        if self._root_done():
-            if self.st[D.S_ROOTKIND] == D.SUCCESS:
-                return float(self.fp[D.F_ROOTVAL])
-            return self.inc_cost
+        if self._root_done() and self.st[D.S_ROOTKIND] == D.SUCCESS:
+            return float(self.fp[D.F_ROOTVAL])
         if self.stack is not None and self.st[D.S_TOP] >= 0:
             return min(self.inc_cost, self._frame_candidate(0)[0])
         return self.inc_cost
