@@ -185,9 +185,7 @@ class DPEngine:
                        z(W + 1, np.uint64))
 
     def _new_tables(self) -> D.Tables | tuple | None:
-        """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.Tables`): None without a depth limit or with
-        one below 2 (no depth-2 solver), count tables for depth-3 frames with a max_depth >= 3 and tables of at
-        most 64 MB each, else ``NO_TABLES``.  The kernels compiled for each leave out the code of the others."""
+        """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.Tables`, which says when each form is used)."""
         k, m = self.k, self.m
         if self.depth >= D.UNLIMITED or self.depth < 2:
             return None
