@@ -21,8 +21,6 @@ from sklearn.utils._param_validation import StrOptions
 from ..common.limits import parse_memory
 from ..common.validation import LIMIT_CONSTRAINTS, MAX_NODES, Number
 
-RPART_CP_GRID = (0.001, 0.003, 0.01, 0.03, 0.1)
-
 
 class CARTClassifier(BaseEstimator, ClassifierMixin):
     """A decision tree pruned like rpart (``cp``) or scikit-learn (``ccp_alpha``), or grown to ``max_leaf_nodes``.
