@@ -298,7 +298,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
             given = self._given_thresholds(j, name)
             if given is not None:
                 self.thresholds_[name] = given
-            if given is not None:
                 kinds[name] = "given"
             elif set(np.unique(x).tolist()) <= {0.0, 1.0}:
                 kinds[name] = "id"
