@@ -190,22 +190,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     # -- helpers --------------------------------------------------------------------------------------------------
     def _frame(self, X, reset: bool) -> pd.DataFrame:
+        """``X`` as a DataFrame of the fitted column names (validate_data checks the columns against fit)."""
         if isinstance(X, pd.DataFrame):
             validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan", skip_check_array=True)
             df = X.copy()
             if reset:
                 self._columns = [str(c) for c in X.columns]
-            elif X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but Binarizer is expecting {self.n_features_in_} "
-                                 "features as input")
             df.columns = self._columns
             return df
         arr = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite="allow-nan", accept_sparse=False,
                             ensure_min_features=1)
         if reset:
             self._columns = [f"x{j}" for j in range(arr.shape[1])]
-        if arr.dtype.kind == "c":
-            raise ValueError("Complex data not supported")
         return pd.DataFrame(arr, columns=self._columns)
 
     def _is_categorical(self, j: int, name: str, col: pd.Series) -> bool:
