@@ -44,8 +44,5 @@ class TraceRecorder:
     def last_lower_bound(self) -> float | None:
         return self._rows[-1][2] if self._rows else None
 
-    def __len__(self) -> int:
-        return len(self._rows)
-
     def frame(self) -> pd.DataFrame:
         return pd.DataFrame(self._rows, columns=COLUMNS)
