@@ -37,8 +37,7 @@ def load_compas_corels(split: str = "train") -> BinaryDataset:
     ``optbb.datasets.propublica``.
     """
     check_split(split)
-    files = data_files(f"corels-compas-{split}")
-    return read_corels(files[0], files[1], files[2] if split == "train" else None)
+    return read_corels(*data_files(f"corels-compas-{split}"))  # .out, .label and, for "train" only, .minor
 
 
 def load_osdt(name: str, path: str | os.PathLike | None = None) -> BinaryDataset:
