@@ -274,9 +274,8 @@ def read_corels(out_path: str | os.PathLike, label_path: str | os.PathLike,
         raise ValueError(f"{label_path}: expected 2 label lines (negative class first) or one line per class, "
                          f"found {len(lrows)}")
     n = rows[0].shape[0]
-    for k, r in enumerate(lrows):
-        if r.shape[0] != n:
-            raise ValueError(f"{label_path}: line {k + 1} has {r.shape[0]} values but {out_path} has {n} samples")
+    if lrows[0].shape[0] != n:  # the other label lines have its length (_read_bit_lines refuses ragged files)
+        raise ValueError(f"{label_path}: line 1 has {lrows[0].shape[0]} values but {out_path} has {n} samples")
     marks = np.sum(lrows, axis=0)
     if np.any(marks != 1):
         bad = int(np.argmax(marks != 1))
