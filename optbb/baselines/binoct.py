@@ -314,8 +314,7 @@ def cart_features(X: np.ndarray, y: np.ndarray, depth: int) -> list[int]:
         if n >= n_int:
             continue
         split = s >= 0 and t.children_left[s] != -1
-        # sklearn: x <= 0.5 goes left, i.e. x = 0 left as here.  Below a CART leaf the rows reaching n all have x_f
-        # equal to one value; both children continue with the same feature.
+        # sklearn: x <= 0.5 goes left, i.e. x = 0 left as here
         f = feats[n] = int(t.feature[s]) if split else max(last, 0)
         todo.append((2 * n + 1, int(t.children_left[s]) if split else -1, f))
         todo.append((2 * n + 2, int(t.children_right[s]) if split else -1, f))
