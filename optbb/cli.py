@@ -12,10 +12,17 @@ import argparse
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+
+import pandas as pd
+
+from . import datasets
+from .common.data import read_binary_csv, read_corels
+from .common.limits import InterruptGuard
 
 EXIT_OK, EXIT_INPUT, EXIT_LIMIT, EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 0, 2, 3, 130, 141, 143
 
@@ -29,8 +36,6 @@ class Terminated(KeyboardInterrupt):
 
 
 def _exit_code(result) -> int:
-    from .common.limits import InterruptGuard
-
     name = result.status.name
     if name in ("OPTIMAL", "ITERATION_LIMIT"):
         return EXIT_OK
@@ -73,9 +78,6 @@ def _print_result(title: str, result, model_text: str) -> None:
 
 def _load_binary(spec: str, label: str | None = None):
     """``(BinaryDataset, is_antecedents)`` from a bundled name, a CORELS .out (+ .label), or a binary CSV."""
-    from . import datasets
-    from .common.data import read_binary_csv, read_corels
-
     with _reading(spec):
         if spec in datasets.list_datasets():
             if spec.startswith("corels-"):
@@ -147,14 +149,10 @@ def cmd_frl(args) -> int:
 
 
 def _load_frl_table(spec: str):
-    from . import datasets
-
     if spec in ("frl-bank-full", "bank-full"):
         with _reading(spec):
             return datasets.load_bank_full_items(as_frame=True)
     data, _ = _load_binary(spec)
-    import pandas as pd
-
     return pd.DataFrame(data.X, columns=data.feature_names), data.y
 
 
@@ -175,8 +173,6 @@ def _report(title: str, result, model, args) -> int:
 
 
 def cmd_datasets(args) -> int:
-    from . import datasets
-
     for name, desc in datasets.list_datasets().items():
         print(f"{name:22s} {desc}")
     return EXIT_OK
@@ -184,7 +180,6 @@ def cmd_datasets(args) -> int:
 
 def cmd_demo(args) -> int:
     """Solve bundled data with all three solvers and print the certified models."""
-    from . import datasets
     from .corels import solve as corels_solve
     from .frl import FRLClassifier
     from .osdt import solve as osdt_solve
@@ -209,8 +204,6 @@ def cmd_demo(args) -> int:
 def cmd_reproduce(args) -> int:
     """Run ``python -m experiments`` of the source checkout this package lives in: the paper studies are not part of
     the installed package (they need the repository's ``experiments/`` folder and ``../shared`` data)."""
-    import subprocess
-
     root = Path(__file__).resolve().parent.parent
     if not (root / "experiments" / "__main__.py").is_file():
         raise InputError("the paper studies run from a source checkout of optbb: clone the repository and run "
