@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["search_trace", "accuracy_vs_sparsity", "tree", "rule_list"]
 
@@ -60,8 +61,6 @@ def accuracy_vs_sparsity(points, ax=None, title: str = "accuracy against sparsit
     ``points``: a DataFrame with columns ``method``, ``size`` (rules or leaves), ``accuracy``, or a dict
     ``{method: [(size, accuracy), ...]}``.
     """
-    import pandas as pd
-
     if isinstance(points, dict):
         rows = [(m, s, a) for m, pts in points.items() for s, a in pts]
         points = pd.DataFrame(rows, columns=["method", "size", "accuracy"])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util  # binds importlib too (import_module)
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -93,8 +94,6 @@ class RipperClassifier(ClassifierMixin, BaseEstimator):
 
 
 def _frame(X: np.ndarray):
-    import pandas as pd
-
     return pd.DataFrame(X.astype(int), columns=[f"x{j}" for j in range(X.shape[1])])
 
 
