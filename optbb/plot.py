@@ -44,8 +44,7 @@ def search_trace(result, ax=None, title: str | None = None):
         ax.step(t, obj, where="post", label="objective (incumbent)")
         if np.isfinite(lb).any():
             ax.step(t, lb, where="post", label="lower bound")
-    c = result.counters
-    t_opt = c.get("time_to_optimum", c.get("time_to_best", math.nan))
+    t_opt = result.counters.get("time_to_optimum", math.nan)
     if t_opt is not None and math.isfinite(t_opt):
         ax.axvline(t_opt, color="grey", linestyle="--", label=f"time to optimum {t_opt:.3g} s")
     ax.set_xlabel("time (s)")
