@@ -167,8 +167,7 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: boo
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
     y_arr = _target_array(y)
-    n_x = X.shape[0] if hasattr(X, "shape") and len(getattr(X, "shape", ())) else (len(X) if hasattr(X, "__len__")
-                                                                                    else None)
+    n_x = X.shape[0] if len(getattr(X, "shape", ())) else (len(X) if hasattr(X, "__len__") else None)
     if n_x is not None and n_x != y_arr.shape[0]:
         raise ValueError(f"length mismatch: X has {n_x} samples but y has {y_arr.shape[0]}")
     names = feature_names_of(X)
@@ -200,8 +199,7 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: boo
     X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight, max(2, len(classes)))
     if len(classes) > 2:
         y01 = y01.astype(np.int64)
-    printable = [str(n) for n in names] if names is not None else [f"x{j}" for j in range(X01.shape[1])]
-    if len(set(printable)) != len(printable):
+    if names is not None and len(set(names)) != len(names):  # the default names x0, x1, ... are distinct
         raise ValueError("duplicate feature names")
     return X01, y01, classes, names, w
 
