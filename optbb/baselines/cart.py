@@ -134,9 +134,8 @@ def _rpart_prune(left, right, value, cp: float) -> np.ndarray:
         # subtree risk and leaf count of every node in the current (partly cut) tree, bottom-up
         sub_risk = risk.copy()
         n_leaves = np.ones(n)
-        order = _postorder(left, right, cut)
         best, best_g = -1, np.inf
-        for node in order:
+        for node in _postorder(left, right, cut):
             if left[node] >= 0 and not cut[node]:
                 sub_risk[node] = sub_risk[left[node]] + sub_risk[right[node]]
                 n_leaves[node] = n_leaves[left[node]] + n_leaves[right[node]]
