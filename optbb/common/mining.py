@@ -327,8 +327,7 @@ class _Miner:
         added += (idx - self.index.shape[0]) * SLOT_BYTES
         # the new rows will also become objects and dense columns: charge them before they are filled
         added += self.final_bytes(new_rows) - self.final_bytes(rows)
-        limit = self.budget.limits.memory_limit
-        if limit is not None and self.nbytes() + added > limit:
+        if self.budget.limits.over_memory(self.nbytes() + added):
             return False
         stop = functools.partial(self.budget.must_stop, guard)
         kept_bits, kept_lits, ehash = (grow(a, new_rows, stop) for a in (self.kept_bits, self.kept_lits, self.ehash))
