@@ -232,10 +232,10 @@ def read_binary_csv(path: str | os.PathLike, label: str | None = None, sep: str 
     """
     with open_text(path) as fh:
         text = fh.read()
+    first = text.split("\n", 1)[0]
     if sep is None:
-        first = text.split("\n", 1)[0]
         sep = ";" if first.count(";") > first.count(",") else ","
-    header = next(csv.reader(io.StringIO(text.split("\n", 1)[0]), delimiter=sep), [])
+    header = next(csv.reader(io.StringIO(first), delimiter=sep), [])
     dup = _duplicates(h.strip() for h in header)
     if dup:  # pandas would rename them silently ("a", "a.1")
         raise ValueError(f"{path}: duplicate column names in the header: {dup[:5]}")
