@@ -92,8 +92,11 @@ main(args[:-2] + ["--time-limit", "0.5"])  # load or compile the kernels first: 
 print("=== the run", flush=True)
 from optbb.common.limits import InterruptGuard
 enter = InterruptGuard.__enter__
-def enter_and_arm(self):  # SIGTERM 2 s into the search
-    threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGTERM)).start()
+timers = []
+def enter_and_arm(self):  # one SIGTERM, 2 s after the first guard (mining's, else the search's): in the search
+    if not timers:  # a second SIGTERM would abort at once, as documented, with no model printed
+        timers.append(threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGTERM)))
+        timers[0].start()
     return enter(self)
 InterruptGuard.__enter__ = enter_and_arm
 sys.argv = ["optbb", *args]
