@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -221,6 +222,21 @@ def test_loading_the_kernels_is_off_the_clock():
     assert r.status is Status.OPTIMAL  # the time limit was not spent loading
     assert r.counters["kernel_load_time"] >= 0.3 and r.counters["total_time"] < 0.2
     assert driver.run_search(_Toy(1000), Limits()).counters["kernel_load_time"] < 0.01  # none to load
+
+
+class _SignalledWhileStarting(_Toy):
+    """A toy engine that receives SIGINT while it starts (building its arrays, a CART warm start, packing)."""
+
+    def start(self):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # the handler runs here
+        return None
+
+
+def test_a_signal_while_the_engine_starts_ends_the_search_with_its_model():
+    r = driver.run_search(_SignalledWhileStarting(10 ** 9), Limits())
+    assert r.status is Status.INTERRUPTED and r.model == "model"
+    assert 0 < r.counters["nodes"] < 10 ** 9  # one chunk ran, no more
 
 
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")

@@ -82,15 +82,16 @@ def next_work(work: int, seconds: float, remaining: float) -> int:
 def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult:
     """Run ``engine`` to its end or to a limit and return its :class:`SearchResult` (module docstring)."""
     trace = TraceRecorder()
-    status = engine.start()
-    seen_improvements = engine.improvements()
     time_to_optimum = 0.0
     lower = math.nan
     progress = Progress(verbose, engine.name)
     work = int(getattr(engine, "first_work", FIRST_WORK))
     try:
         with _limits.InterruptGuard() as guard:  # looked up here, so tests can replace it
-            t_load = time.perf_counter()  # a Ctrl-C while compiling ends the search after its first chunk
+            # a Ctrl-C while the engine starts or its kernels compile ends the search after its first chunk
+            status = engine.start()
+            seen_improvements = engine.improvements()
+            t_load = time.perf_counter()
             if status is None:
                 _load_kernels(engine)
             loading = time.perf_counter() - t_load
