@@ -234,7 +234,10 @@ class _SignalledWhileStarting(_Toy):
 
 
 def test_a_signal_while_the_engine_starts_ends_the_search_with_its_model():
-    r = driver.run_search(_SignalledWhileStarting(10 ** 9), Limits())
+    try:
+        r = driver.run_search(_SignalledWhileStarting(10 ** 9), Limits())
+    except KeyboardInterrupt:
+        pytest.fail("the signal left run_search as KeyboardInterrupt, with no model")
     assert r.status is Status.INTERRUPTED and r.model == "model"
     assert 0 < r.counters["nodes"] < 10 ** 9  # one chunk ran, no more
 

@@ -36,7 +36,7 @@ from ..common.data import BinaryDataset
 from ..common.driver import run_search
 from ..common.formats import first_match
 from ..common.growth import arrays_bytes
-from ..common.limits import Limits
+from ..common.limits import InterruptGuard, Limits
 from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
 from ..common.result import unsearched_result as common_unsearched_result
@@ -821,7 +821,13 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
         raise ValueError(f"antecedents has {len(antecedents)} entries but data has {data.n_features} columns")
     weights = frl_weights(data, sample_weight, class_weight)
     if packed is None:
-        packed = SearchData(data.X, data.y, weights)
+        with InterruptGuard() as guard:  # packing is part of the search: a signal here ends it before any iteration
+            packed = SearchData(data.X, data.y, weights)
+        if guard.interrupted:
+            result = unsearched_result(data.y, soft=bool(soft), w=w, status=Status.INTERRUPTED,
+                                       elapsed=packed.seconds, feature_names=feature_names or [], weights=weights)
+            result.counters["packing_time"] = packed.seconds
+            return result
         if limits.time_limit is not None:  # packing is part of the call: the search gets the time it left
             limits = Limits(max(limits.time_limit - packed.seconds, 1e-9), limits.node_limit, limits.memory_limit)
     elif packed.n_antecedents != data.n_features or packed.n != data.n_samples \

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 
 from conftest import corels_fold
@@ -197,6 +198,29 @@ def test_ctrl_c_during_memo_growth_osdt_dp(monkeypatch, after_slices):
     assert r.status is Status.INTERRUPTED
     assert r.lower_bound <= TIC_TAC_TOE_OPT_001 + 1e-9 <= r.objective + 1e-9
     assert r.gap == pytest.approx(r.objective - r.lower_bound)
+
+
+def test_ctrl_c_while_frl_packs_its_data_returns_the_default_list(monkeypatch):
+    """Packing (class-split bitsets, count caches) is part of FRL's search: a SIGINT there ends it before the first
+    iteration, with the default-only list, instead of leaving ``solve`` as KeyboardInterrupt."""
+    from optbb.common.data import from_arrays
+    from optbb.frl import search
+
+    class SignalledWhilePacking(search.SearchData):
+        def __init__(self, *args):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs here
+            super().__init__(*args)
+
+    monkeypatch.setattr(search, "SearchData", SignalledWhilePacking)
+    X = (np.arange(40 * 3).reshape(40, 3) * 7 % 5 < 2).astype(np.uint8)
+    y = (np.arange(40) % 3 == 0).astype(np.uint8)
+    try:
+        r = search.solve(from_arrays(X, y), n_iter=100, random_state=0)
+    except KeyboardInterrupt:
+        pytest.fail("the signal left frl.solve as KeyboardInterrupt, with no model")
+    assert r.status is Status.INTERRUPTED and r.counters["iterations"] == 0 and len(r.model) == 0
+    assert r.counters["packing_time"] > 0 and math.isfinite(r.objective)
 
 
 def _cli_child(*args) -> subprocess.Popen:
