@@ -79,8 +79,10 @@ def next_work(work: int, seconds: float, remaining: float) -> int:
     return int(max(1, min(work * 4, MAX_WORK, work * target / seconds)))
 
 
-def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult:
-    """Run ``engine`` to its end or to a limit and return its :class:`SearchResult` (module docstring)."""
+def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bool = False) -> SearchResult:
+    """Run ``engine`` to its end or to a limit and return its :class:`SearchResult` (module docstring).
+    ``interrupted``: a signal already arrived while the caller set the search up (the engine then runs one chunk and
+    stops with status INTERRUPTED, and a further signal aborts)."""
     trace = TraceRecorder()
     time_to_optimum = 0.0
     lower = math.nan
@@ -88,6 +90,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0) -> SearchResult
     work = int(getattr(engine, "first_work", FIRST_WORK))
     try:
         with _limits.InterruptGuard() as guard:  # looked up here, so tests can replace it
+            guard.interrupted = interrupted
             # a Ctrl-C while the engine starts or its kernels compile ends the search after its first chunk
             status = engine.start()
             seen_improvements = engine.improvements()

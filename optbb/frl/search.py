@@ -820,14 +820,11 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
     elif len(antecedents) != data.n_features:
         raise ValueError(f"antecedents has {len(antecedents)} entries but data has {data.n_features} columns")
     weights = frl_weights(data, sample_weight, class_weight)
+    interrupted = False
     if packed is None:
-        with InterruptGuard() as guard:  # packing is part of the search: a signal here ends it before any iteration
+        with InterruptGuard() as guard:  # packing is part of the search: a signal here ends it after one chunk
             packed = SearchData(data.X, data.y, weights)
-        if guard.interrupted:
-            result = unsearched_result(data.y, soft=bool(soft), w=w, status=Status.INTERRUPTED,
-                                       elapsed=packed.seconds, feature_names=feature_names or [], weights=weights)
-            result.counters["packing_time"] = packed.seconds
-            return result
+        interrupted = guard.interrupted
         if limits.time_limit is not None:  # packing is part of the call: the search gets the time it left
             limits = Limits(max(limits.time_limit - packed.seconds, 1e-9), limits.node_limit, limits.memory_limit)
     elif packed.n_antecedents != data.n_features or packed.n != data.n_samples \
@@ -836,7 +833,7 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
     engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
                        paper_feasibility=soft or feasibility == "paper", random_state=check_random_state(random_state),
                        node_limit=limits.node_limit, target=target, scan_block=scan_block, record_limit=record_limit)
-    result = run_search(engine, limits, verbose)
+    result = run_search(engine, limits, verbose, interrupted)
     result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
                                       result.objective, bool(soft), feature_names or [], weights)
     return result

@@ -24,7 +24,7 @@ from ..common.equivalence import minority_vector
 from ..common import driver
 from ..common.growth import grow
 from ..common.hashtable import HashTable, new_table, rehash
-from ..common.limits import Limits
+from ..common.limits import InterruptGuard, Limits
 from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
 from . import dp as D
@@ -461,11 +461,12 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
     y = np.ascontiguousarray(y, dtype=np.int64)
     w, X, y = drop_zero_weights(sample_weight, X, y)
     incumbent = None
-    if warm_start == "cart" and len(np.unique(y)) >= 2 and (max_depth is None or max_depth >= 1):
-        # a penalty below 1 / (2N) only loosens CART's stopping rules; it also caps its leaves at N
-        incumbent = cart_warm_start(X, y, max(float(regularization), 0.5 / X.shape[0]), max_depth, None, w)
     limits = Limits(time_limit, node_limit, memory_limit)
-    engine = DPEngine(X, y, regularization, max_depth, feature_names, incumbent, limits.node_limit,
-                      similar_support=similar_support, memory_limit=limits.memory_limit, sample_weight=w)
+    with InterruptGuard() as guard:  # the set-up is part of the search: a signal here ends it after one chunk
+        if warm_start == "cart" and len(np.unique(y)) >= 2 and (max_depth is None or max_depth >= 1):
+            # a penalty below 1 / (2N) only loosens CART's stopping rules; it also caps its leaves at N
+            incumbent = cart_warm_start(X, y, max(float(regularization), 0.5 / X.shape[0]), max_depth, None, w)
+        engine = DPEngine(X, y, regularization, max_depth, feature_names, incumbent, limits.node_limit,
+                          similar_support=similar_support, memory_limit=limits.memory_limit, sample_weight=w)
     engine.cart_start = warm_start == "cart"
-    return driver.run_search(engine, limits, verbose)
+    return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted)

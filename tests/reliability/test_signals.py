@@ -200,27 +200,53 @@ def test_ctrl_c_during_memo_growth_osdt_dp(monkeypatch, after_slices):
     assert r.gap == pytest.approx(r.objective - r.lower_bound)
 
 
-def test_ctrl_c_while_frl_packs_its_data_returns_the_default_list(monkeypatch):
-    """Packing (class-split bitsets, count caches) is part of FRL's search: a SIGINT there ends it before the first
-    iteration, with the default-only list, instead of leaving ``solve`` as KeyboardInterrupt."""
+def _signalled(f):
+    """``f``, its first call preceded by a SIGINT to this process (the handler runs before ``f`` starts)."""
+    calls = []
+
+    def wrapper(*args, **kwargs):
+        if not calls:
+            calls.append(1)
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        return f(*args, **kwargs)
+    return wrapper
+
+
+def _set_up_data():
+    X = (np.arange(60 * 4).reshape(60, 4) * 7 % 5 < 2).astype(np.uint8)
+    y = ((np.arange(60) % 3 == 0) ^ (X[:, 1] == 1)).astype(np.uint8)
+    return X, y
+
+
+def test_ctrl_c_while_frl_packs_its_data_ends_the_search_after_one_chunk(monkeypatch):
+    """Packing (class-split bitsets, count caches) is part of FRL's search: a SIGINT there ends it after its first
+    chunk (one iteration) with status INTERRUPTED, instead of leaving ``solve`` as KeyboardInterrupt."""
     from optbb.common.data import from_arrays
     from optbb.frl import search
 
-    class SignalledWhilePacking(search.SearchData):
-        def __init__(self, *args):
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(0.05)  # the handler runs here
-            super().__init__(*args)
-
-    monkeypatch.setattr(search, "SearchData", SignalledWhilePacking)
-    X = (np.arange(40 * 3).reshape(40, 3) * 7 % 5 < 2).astype(np.uint8)
-    y = (np.arange(40) % 3 == 0).astype(np.uint8)
+    monkeypatch.setattr(search, "SearchData", _signalled(search.SearchData))
     try:
-        r = search.solve(from_arrays(X, y), n_iter=100, random_state=0)
+        r = search.solve(from_arrays(*_set_up_data()), n_iter=10 ** 6, random_state=0)
     except KeyboardInterrupt:
         pytest.fail("the signal left frl.solve as KeyboardInterrupt, with no model")
-    assert r.status is Status.INTERRUPTED and r.counters["iterations"] == 0 and len(r.model) == 0
-    assert r.counters["packing_time"] > 0 and math.isfinite(r.objective)
+    assert r.status is Status.INTERRUPTED and r.counters["iterations"] <= 1 and math.isfinite(r.objective)
+
+
+def test_ctrl_c_during_the_dp_set_up_ends_the_search_with_a_tree(monkeypatch):
+    """The dp search fits its CART warm start and packs its data before the driver starts: a SIGINT there ends
+    the search after its first chunk with the best tree so far, status INTERRUPTED and a valid bound."""
+    from optbb.osdt import dp_search
+
+    monkeypatch.setattr(dp_search, "cart_warm_start", _signalled(dp_search.cart_warm_start))
+    try:
+        rng = np.random.default_rng(0)
+        X = (rng.random((400, 14)) < 0.5).astype(np.uint8)
+        y = (X[:, 0] ^ X[:, 1] ^ (rng.random(400) < 0.2)).astype(np.int64)
+        r = dp_search.solve_dp(X, y, 1e-4)  # thousands of subproblems: not solved in one chunk
+    except KeyboardInterrupt:
+        pytest.fail("the signal left solve_dp as KeyboardInterrupt, with no model")
+    assert r.status is Status.INTERRUPTED and r.model.n_leaves >= 1 and r.lower_bound <= r.objective
 
 
 def _cli_child(*args) -> subprocess.Popen:
