@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..common import driver
-from ..common.bitset import n_words, pack_rows, popcount, unpack_rows
+from ..common.bitset import n_words, not_into, popcount, unpack_rows
 from ..common.bounds import objective_value
 from ..common.data import BinaryDataset
 from ..common.equivalence import equivalence_classes
@@ -200,7 +200,9 @@ class OsdtEngine:
         X, y = data.X, data.y
         W, KW = n_words(n), n_words(max(m, 1))
         xbits = np.ascontiguousarray(data.bits)
-        xnot = pack_rows(X.T == 0)
+        xnot = np.zeros_like(xbits)  # complemented from the packed words, not packed again from X
+        for f in range(m):
+            not_into(xnot[f], xbits[f], n)
         self.packed = OsdtData(xbits, xnot, np.ascontiguousarray(data.y_bits),
                                np.ascontiguousarray(data.minority_bits()))
         # incumbent candidates outside the search: CART and a user bound
