@@ -191,8 +191,6 @@ class OsdtEngine:
         self.warm_start, self.upper_bound = warm_start, upper_bound
         self.max_depth, self.max_leaves, self.limits = max_depth, max_leaves, limits
         self.n, self.m = data.n_samples, data.n_features
-        # fitted before the clock starts, as the dp search's: a fresh process spends seconds importing scikit-learn
-        self.cart_leaves = cart_warm_start(data.X, data.y, lam, max_depth, max_leaves) if warm_start == "cart" else None
 
     def start(self) -> Status | None:
         """Packed data, the CART warm start and a user bound as first incumbents, the arrays, the root."""
@@ -210,8 +208,10 @@ class OsdtEngine:
         self.root_obj = objective_value(min(n_pos, n - n_pos), 1, n, lam)
         rc = math.inf
         self.cart_tree, self.cart_obj = None, math.inf
-        if self.cart_leaves is not None:
-            self.cart_tree, cart_err = make_tree(X, y, self.cart_leaves, data.feature_names, 2)
+        # CART is fitted here, before the clock starts (as the dp search's: importing scikit-learn takes seconds)
+        leaves = cart_warm_start(X, y, lam, self.max_depth, self.max_leaves) if self.warm_start == "cart" else None
+        if leaves is not None:
+            self.cart_tree, cart_err = make_tree(X, y, leaves, data.feature_names, 2)
             self.cart_obj = objective_value(cart_err, self.cart_tree.n_leaves, n, lam)
             rc = self.cart_obj
         if self.upper_bound is not None:

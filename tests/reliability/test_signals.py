@@ -214,8 +214,10 @@ def _signalled(f):
 
 
 def _set_up_data():
-    X = (np.arange(60 * 4).reshape(60, 4) * 7 % 5 < 2).astype(np.uint8)
-    y = ((np.arange(60) % 3 == 0) ^ (X[:, 1] == 1)).astype(np.uint8)
+    """400 x 14 random rows, labels a noisy XOR: thousands of subproblems, not solved in one chunk."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((400, 14)) < 0.5).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] ^ (rng.random(400) < 0.2)).astype(np.uint8)
     return X, y
 
 
@@ -226,26 +228,30 @@ def test_ctrl_c_while_frl_packs_its_data_ends_the_search_after_one_chunk(monkeyp
     from optbb.frl import search
 
     monkeypatch.setattr(search, "SearchData", _signalled(search.SearchData))
+    data = from_arrays(*_set_up_data())
     try:
-        r = search.solve(from_arrays(*_set_up_data()), n_iter=10 ** 6, random_state=0)
+        r = search.solve(data, n_iter=10 ** 6, random_state=0)
     except KeyboardInterrupt:
         pytest.fail("the signal left frl.solve as KeyboardInterrupt, with no model")
     assert r.status is Status.INTERRUPTED and r.counters["iterations"] <= 1 and math.isfinite(r.objective)
 
 
-def test_ctrl_c_during_the_dp_set_up_ends_the_search_with_a_tree(monkeypatch):
-    """The dp search fits its CART warm start and packs its data before the driver starts: a SIGINT there ends
-    the search after its first chunk with the best tree so far, status INTERRUPTED and a valid bound."""
-    from optbb.osdt import dp_search
+@pytest.mark.parametrize("search", ["dp", "leaf_set"])
+def test_ctrl_c_during_the_cart_warm_start_ends_the_search_with_a_tree(monkeypatch, search):
+    """Both OSDT searches fit their CART warm start before the clock starts (the dp search also before it makes its
+    engine): a SIGINT there ends the search after its first chunk with the best tree so far, status INTERRUPTED and
+    a valid bound."""
+    from optbb.common.data import from_arrays
+    from optbb.osdt import dp_search, solve
+    from optbb.osdt import search as leaf_set
 
-    monkeypatch.setattr(dp_search, "cart_warm_start", _signalled(dp_search.cart_warm_start))
+    module = dp_search if search == "dp" else leaf_set
+    monkeypatch.setattr(module, "cart_warm_start", _signalled(module.cart_warm_start))
+    data = from_arrays(*_set_up_data())
     try:
-        rng = np.random.default_rng(0)
-        X = (rng.random((400, 14)) < 0.5).astype(np.uint8)
-        y = (X[:, 0] ^ X[:, 1] ^ (rng.random(400) < 0.2)).astype(np.int64)
-        r = dp_search.solve_dp(X, y, 1e-4)  # thousands of subproblems: not solved in one chunk
+        r = solve(data, 1e-3, search=search)
     except KeyboardInterrupt:
-        pytest.fail("the signal left solve_dp as KeyboardInterrupt, with no model")
+        pytest.fail(f"the signal left the {search} search as KeyboardInterrupt, with no model")
     assert r.status is Status.INTERRUPTED and r.model.n_leaves >= 1 and r.lower_bound <= r.objective
 
 
