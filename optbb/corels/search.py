@@ -13,7 +13,6 @@ from ..common import driver
 from ..common.bitset import pack_rows, popcount, weight_of
 from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
-from ..common.driver import run_search
 from ..common.growth import Stop, grow, row_bytes
 from ..common.limits import Budget, Limits
 from ..common.mining import MinedAntecedents, load_kernels, mine_antecedents, raw_points_bound
@@ -231,7 +230,7 @@ def solve(data: BinaryDataset, regularization: float = 0.01, policy: str = "lowe
     if limits.memory_limit is not None and engine.memory_bytes() > limits.memory_limit:
         raise StartMemoryError(f"memory_limit {limits.memory_limit} bytes is below the {engine.memory_bytes()} "
                                "bytes the search needs to start")
-    return run_search(engine, limits, verbose)
+    return driver.run_search(engine, limits, verbose)
 
 
 class StartMemoryError(ValueError):

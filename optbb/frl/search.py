@@ -33,7 +33,6 @@ from ..common.jit import njit
 from ..common import driver
 from ..common.bitset import copy_into, ones, pack_rows, popcount, popcount_and, weight_and, weight_words_and
 from ..common.data import BinaryDataset
-from ..common.driver import run_search
 from ..common.formats import first_match
 from ..common.growth import arrays_bytes
 from ..common.limits import InterruptGuard, Limits
@@ -833,7 +832,7 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
     engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
                        paper_feasibility=soft or feasibility == "paper", random_state=check_random_state(random_state),
                        node_limit=limits.node_limit, target=target, scan_block=scan_block, record_limit=record_limit)
-    result = run_search(engine, limits, verbose, interrupted)
+    result = driver.run_search(engine, limits, verbose, interrupted)
     result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
                                       result.objective, bool(soft), feature_names or [], weights)
     return result
