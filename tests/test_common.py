@@ -1,4 +1,6 @@
 """The shared layer: bitset kernels, readers, mining, equivalent points, heap, hash table."""
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -95,7 +97,7 @@ def test_mining_support_bounds_negations_and_dedupe():
     assert strict.data.feature_names == ["p", "q"]  # support exactly 0.5 kept (inclusive bounds)
 
 
-
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
 def test_mining_warm_up_compiles_the_kernel_that_mining_runs():
     """``load_kernels`` warms the specialisation of ``mine_chunk`` that mining then calls: an omitted argument is
     a Numba type of its own, and the warm-up once left ``w`` out, compiling the kernel a second time (1.2-1.4 s of
@@ -107,6 +109,7 @@ def test_mining_warm_up_compiles_the_kernel_that_mining_runs():
     mine_antecedents(from_arrays(np.array([[1, 0], [0, 1], [1, 1]]), np.array([1, 0, 1])), max_card=2)
     omitted = [sig for sig in mining.mine_chunk.signatures if any(isinstance(t, types.Omitted) for t in sig)]
     assert omitted == []
+
 
 def test_heap_orders_by_key_then_insertion():
     n = 50
