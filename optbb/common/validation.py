@@ -156,13 +156,13 @@ def _target_array(y) -> np.ndarray:
     return y_arr
 
 
-def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: bool = False):
+def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool = False):
     """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
     the two classes, the DataFrame's feature names (or None) and validated weights.
 
     With ``multiclass``, ``y`` may have ``k >= 2`` classes: the labels are then encoded ``0 .. k-1`` (int64) by
-    sorted class.  With ``estimator`` given, ``n_features_in_`` and ``feature_names_in_`` are set on it the
-    scikit-learn way.  Raises ``ValueError`` naming the problem.
+    sorted class.  ``n_features_in_`` and ``feature_names_in_`` are set on ``estimator`` the scikit-learn way.
+    Raises ``ValueError`` naming the problem.
     """
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
@@ -171,11 +171,8 @@ def validate_fit_input(X, y, sample_weight=None, estimator=None, multiclass: boo
     if n_x is not None and n_x != y_arr.shape[0]:
         raise ValueError(f"length mismatch: X has {n_x} samples but y has {y_arr.shape[0]}")
     names = feature_names_of(X)
-    if estimator is not None:
-        X_checked = validate_data(estimator, X, dtype="numeric", accept_sparse=False, ensure_min_samples=1,
-                                  ensure_min_features=1)
-    else:
-        X_checked = X
+    X_checked = validate_data(estimator, X, dtype="numeric", accept_sparse=False, ensure_min_samples=1,
+                              ensure_min_features=1)
     y_type = type_of_target(y_arr, input_name="y", raise_unknown=True)
     if y_type in ("continuous", "continuous-multioutput", "multilabel-indicator", "multiclass-multioutput"):
         raise ValueError(f"Unknown label type: {y_type}; a classifier needs two class labels")
