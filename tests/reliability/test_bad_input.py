@@ -34,6 +34,8 @@ def _bad_cases():
         "duplicate_names": (pd.DataFrame(X, columns=["a", "a", "b", "c"]), y, r"[Dd]uplicate|unique"),
         "text_values": (X.astype(str).astype(object) + "x", y, r"numeric|string|binary"),
         "three_dims": (X.reshape(40, 2, 2), y, r"2-D|dim"),
+        "two_column_y": (X, np.stack([y, y], axis=1), r"y must be 1-D"),
+        "missing_label": (X, np.where(y == 1, "yes", None), r"y contains missing values"),
     }
 
 
@@ -83,6 +85,21 @@ def test_bad_input_is_refused_and_not_modified(name, case):
         with pytest.raises((ValueError, TypeError), match=match):
             BAD_INPUT_ESTIMATORS[name]().fit(X, y)
     assert (_fingerprint(X), _fingerprint(y)) == before
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_ESTIMATORS))
+def test_repeated_feature_names_are_refused(name):
+    X, y = _good()
+    with pytest.raises(ValueError, match="feature_names repeats a name"):
+        BAD_INPUT_ESTIMATORS[name](feature_names=["a", "b", "a", "c"]).fit(X, y)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_predict_refuses_other_feature_names(name):
+    X, y = _good()
+    est = ESTIMATORS[name]().fit(pd.DataFrame(X, columns=list("abcd")), y)
+    with pytest.raises(ValueError, match="passed during fit: the feature names of X differ"):
+        est.predict(pd.DataFrame(X, columns=list("abdc")))
 
 
 @pytest.mark.parametrize("lam", [-0.1, float("nan"), float("inf"), "x", None])
