@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from optbb.common.data import BinaryDataset
+from optbb.common.data import BinaryDataset, from_arrays, from_dataframe
 from optbb.common.limits import Limits
 from optbb.common.result import Status
 from optbb.corels import CorelsClassifier, solve as corels_solve
@@ -160,6 +160,40 @@ def test_solve_rejects_non_dataset_and_bad_data():
         BinaryDataset(X, y, ["a", "a", "b", "c"])
     with pytest.raises(ValueError, match="length mismatch"):
         BinaryDataset(X, y[:-1], ["a", "b", "c", "d"])
+
+
+def _dataset_cases():
+    X, y = _good()
+    names = list("abcd")
+    return {
+        "one_label": (lambda: BinaryDataset(X, y, names, label_names=("only",)), r"at least two classes"),
+        "names_length": (lambda: BinaryDataset(X, y, ["a"]), r"feature_names has 1 entries but X has 4 columns"),
+        "one_dim_X": (lambda: BinaryDataset(X[:, 0], y, []), r"X must be 2-D"),
+        "scalar_y": (lambda: BinaryDataset(X, 1, names), r"y must be 1-D"),
+        "ragged_X": (lambda: BinaryDataset([[0, 1], [1]], [0, 1], ["a", "b"]), r"X cannot be converted to an array"),
+        "complex_X": (lambda: BinaryDataset(X.astype(complex), y, names), r"X has dtype complex128; expected 0/1"),
+        "256_labels": (lambda: BinaryDataset(X, y, names, label_names=[str(j) for j in range(256)]),
+                       r"at most 255 classes"),
+        "class_index": (lambda: BinaryDataset(X, np.where(y == 1, 3, 0), names, label_names=("a", "b", "c")),
+                        r"class indices 0 \.\. 2 .* at index 1$"),
+        "weight_length": (lambda: BinaryDataset(X, y, names, np.ones(39)), r"40 samples but sample_weight has 39"),
+        "weight_nan": (lambda: BinaryDataset(X, y, names, np.where(y == 1, np.nan, 1.0)), r"NaN or inf"),
+        "weight_zero": (lambda: BinaryDataset(X, y, names, np.zeros(40)), r"sums to zero"),
+        "label_column": (lambda: from_dataframe(pd.DataFrame(X, columns=names), label="z"),
+                         r"label column 'z' not found"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_dataset_cases()))
+def test_dataset_refuses_bad_arrays_labels_and_weights(case):
+    make, match = _dataset_cases()[case]
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_from_arrays_takes_the_names_of_a_dataframe():
+    X, y = _good()
+    assert from_arrays(pd.DataFrame(X, columns=list("pqrs")), y).feature_names == ["p", "q", "r", "s"]
 
 
 @pytest.mark.parametrize("bad", [0, -1, "lots", "12 parsecs", float("nan"), float("inf")])
