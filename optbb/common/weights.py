@@ -36,7 +36,8 @@ def combined_weights(y: np.ndarray, sample_weight: np.ndarray | None, class_weig
     y = np.asarray(y, dtype=np.int64)
     w = np.ones(y.shape[0]) if sample_weight is None else np.array(sample_weight, dtype=np.float64, copy=True)
     if class_weight is not None:
-        w *= _class_factors(y, w, class_weight, classes, name)[y]
+        with np.errstate(over="ignore"):
+            w *= _class_factors(y, w, class_weight, classes, name)[y]
     if not np.all(np.isfinite(w)):
         raise ValueError(f"{name}: sample_weight times class_weight overflows to inf")
     if np.count_nonzero(np.bincount(y, weights=w, minlength=len(classes)) > 0) < 2:

@@ -12,7 +12,7 @@ from optbb.common.data import BinaryDataset, from_arrays, from_dataframe
 from optbb.common.limits import Limits
 from optbb.common.result import Status
 from optbb.corels import CorelsClassifier, solve as corels_solve
-from optbb.frl import FRLClassifier, SoftFRLClassifier
+from optbb.frl import FRLClassifier, SoftFRLClassifier, solve as frl_solve
 from optbb.osdt import OSDTClassifier
 
 from .support import _good
@@ -194,6 +194,17 @@ def test_dataset_refuses_bad_arrays_labels_and_weights(case):
 def test_from_arrays_takes_the_names_of_a_dataframe():
     X, y = _good()
     assert from_arrays(pd.DataFrame(X, columns=list("pqrs")), y).feature_names == ["p", "q", "r", "s"]
+
+
+@pytest.mark.parametrize("sample_weight, class_weight, match", [
+    (None, "heavy", r"class_weight must be None, 'balanced' or a dict, got 'heavy'"),
+    (None, [1, 2], r"class_weight must be None, 'balanced' or a dict, got list"),
+    (np.full(40, 1e306), {1: 1000}, r"sample_weight times class_weight overflows to inf"),
+])
+def test_solve_refuses_bad_class_weight(sample_weight, class_weight, match):
+    X, y = _good()
+    with pytest.raises(ValueError, match=match):
+        frl_solve(BinaryDataset(X, y, list("abcd")), sample_weight=sample_weight, class_weight=class_weight)
 
 
 @pytest.mark.parametrize("bad", [0, -1, "lots", "12 parsecs", float("nan"), float("inf")])
