@@ -11,6 +11,7 @@ import pytest
 from optbb.common.data import BinaryDataset, from_arrays, from_dataframe
 from optbb.common.limits import Limits
 from optbb.common.result import Status
+from optbb.common.validation import expand_weights
 from optbb.corels import CorelsClassifier, solve as corels_solve
 from optbb.frl import FRLClassifier, SoftFRLClassifier, solve as frl_solve
 from optbb.osdt import OSDTClassifier
@@ -205,6 +206,16 @@ def test_solve_refuses_bad_class_weight(sample_weight, class_weight, match):
     X, y = _good()
     with pytest.raises(ValueError, match=match):
         frl_solve(BinaryDataset(X, y, list("abcd")), sample_weight=sample_weight, class_weight=class_weight)
+
+
+def test_integer_sample_weight_as_repeated_rows():
+    """All-one weights leave the data as it came; weights that keep a single class are refused (BinOCT repeats
+    rows; boolean weights pass the estimators' early check of the weighted classes)."""
+    X, y = _good()
+    X2, y2 = expand_weights(X, y, np.ones(len(y)), "BinOCTClassifier")
+    assert X2 is X and y2 is y
+    with pytest.raises(ValueError, match="after sample_weight, y has a single class"):
+        _binoct().fit(X, y, sample_weight=y == 0)
 
 
 @pytest.mark.parametrize("bad", [0, -1, "lots", "12 parsecs", float("nan"), float("inf")])
