@@ -10,6 +10,7 @@ import pytest
 
 from optbb.common.data import BinaryDataset, from_arrays, from_dataframe
 from optbb.common.limits import Limits
+from optbb.common.proba import smoothed_probabilities
 from optbb.common.result import Status
 from optbb.common.validation import expand_weights
 from optbb.corels import CorelsClassifier, solve as corels_solve
@@ -216,6 +217,12 @@ def test_integer_sample_weight_as_repeated_rows():
     assert X2 is X and y2 is y
     with pytest.raises(ValueError, match="after sample_weight, y has a single class"):
         _binoct().fit(X, y, sample_weight=y == 0)
+
+
+@pytest.mark.parametrize("counts", [[3, 1], [[3], [1]]])
+def test_class_counts_need_a_column_per_class(counts):
+    with pytest.raises(ValueError, match=r"counts must be a \(rules, classes >= 2\) matrix"):
+        smoothed_probabilities(counts, [0, 0])
 
 
 @pytest.mark.parametrize("bad", [0, -1, "lots", "12 parsecs", float("nan"), float("inf")])
