@@ -11,7 +11,7 @@ import pytest
 from optbb.common.data import BinaryDataset, from_arrays, from_dataframe
 from optbb.common.limits import Limits
 from optbb.common.proba import smoothed_probabilities
-from optbb.common.result import Status
+from optbb.common.result import SearchResult, Status
 from optbb.common.validation import expand_weights
 from optbb.corels import CorelsClassifier, solve as corels_solve
 from optbb.frl import FRLClassifier, SoftFRLClassifier, solve as frl_solve
@@ -223,6 +223,12 @@ def test_integer_sample_weight_as_repeated_rows():
 def test_class_counts_need_a_column_per_class(counts):
     with pytest.raises(ValueError, match=r"counts must be a \(rules, classes >= 2\) matrix"):
         smoothed_probabilities(counts, [0, 0])
+
+
+def test_search_result_repr_is_its_summary():
+    r = SearchResult(None, 0.25, 0.2, Status.TIME_LIMIT, {"total_time": 1.5})
+    assert repr(r) == "SearchResult(status=TIME_LIMIT objective=0.2500000000 lower_bound=0.2000000000 gap=0.05 " \
+                      "time=1.500s)"
 
 
 @pytest.mark.parametrize("bad", [0, -1, "lots", "12 parsecs", float("nan"), float("inf")])
