@@ -176,6 +176,14 @@ def test_garbage_is_a_value_error(text):
             cls.from_json(text)
 
 
+@pytest.mark.parametrize("reader", [export, RuleList, FallingRuleList, Tree])
+def test_readers_refuse_what_is_not_a_dict_or_text(reader):
+    with pytest.raises(ValueError, match="must be read from a dict, got list"):
+        reader.from_dict([])
+    with pytest.raises(ValueError, match="JSON must be text, got dict"):
+        reader.from_json({"model": "Tree"})
+
+
 def test_export_imports_no_model_internals():
     import ast
     from pathlib import Path
