@@ -184,6 +184,18 @@ def test_readers_refuse_what_is_not_a_dict_or_text(reader):
         reader.from_json({"model": "Tree"})
 
 
+def test_tree_nested_deeper_than_python_recurses_is_a_value_error():
+    import sys
+
+    depth = sys.getrecursionlimit() + 100  # a chain of splits, one feature each
+    node = {"prediction": 0}
+    for f in reversed(range(depth)):
+        node = {"feature": f, "true": {"prediction": 1}, "false": node}
+    d = {"model": "Tree", "feature_names": [f"x{j}" for j in range(depth)], "classes": None, **node}
+    with pytest.raises(ValueError, match="malformed Tree: nested too deeply"):
+        export.from_dict(d)
+
+
 def test_export_imports_no_model_internals():
     import ast
     from pathlib import Path
