@@ -229,6 +229,36 @@ def test_memory_limit_is_never_exceeded():
     assert tiny.status is Status.MEMORY_LIMIT and tiny.model is not None
 
 
+def test_leaf_set_search_stopped_at_start_without_warm_start_returns_the_root():
+    data = osdt_data("tic-tac-toe")
+    res = solve(data, 0.01, search="leaf_set", initial_tree=None, memory_limit=1000)
+    assert res.status is Status.MEMORY_LIMIT and res.model.n_leaves == 1
+    n, n_pos = data.n_samples, int(data.y.sum())
+    assert res.objective == objective_value(min(n_pos, n - n_pos), 1, n, 0.01)
+
+
+def test_leaf_set_workspace_grows_only_within_the_memory_limit(monkeypatch):
+    """On these data a tree of more than 16 leaves is expanded, which needs a larger expansion workspace; capped at
+    the bytes held just before that growth, the search stops there, within the cap."""
+    from optbb.osdt.search import OsdtEngine
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((200, 6)) < 0.5).astype(np.uint8)
+    data = from_arrays(X, (rng.random(200) < 0.5).astype(np.uint8))
+    held = []
+    grow = OsdtEngine._grow_workspace
+
+    def record(engine, need, cap_bytes):
+        held.append(engine.memory_bytes())
+        return grow(engine, need, cap_bytes)
+
+    monkeypatch.setattr(OsdtEngine, "_grow_workspace", record)
+    assert solve(data, 0.001, search="leaf_set").status is Status.OPTIMAL and held
+    cap = held[0]
+    res = solve(data, 0.001, search="leaf_set", memory_limit=cap)
+    assert res.status is Status.MEMORY_LIMIT and res.counters["memory_bytes"] <= cap
+
+
 def test_ctrl_c_returns_best_so_far():
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals need the main thread")
@@ -320,6 +350,27 @@ def test_tree_outputs_agree_with_predict():
     assert text.count("predict") == tree.n_leaves and "a5_1" in text
     dot = tree.to_dot()
     assert dot.startswith("digraph") and dot.count("shape=box") == tree.n_leaves
+    assert repr(tree) == f"Tree(n_leaves=8, depth={tree.depth}, features={tree.features_used()})"
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"predictions": [1]}, "one prediction per leaf"),
+    ({"leaves": [], "predictions": []}, "an empty branch"),
+    ({"leaves": [[], []]}, "no feature splits all of them"),
+    ({"class_counts": [[0, 3], None]}, "class_counts must hold a list of counts for every leaf"),
+    ({"leaves": [[[0, 1, 1]], [[0, 0]]]}, "a leaf literal must be"),
+])
+def test_flat_tree_json_refuses_what_is_not_a_tree(change, match):
+    flat = {"model": "Tree", "feature_names": ["a"], "leaves": [[[0, 1]], [[0, 0]]], "predictions": [1, 0]}
+    with pytest.raises(ValueError, match=match):
+        Tree.from_dict({**flat, **change})
+
+
+def test_predict_refuses_rows_no_leaf_captures():
+    tree = Tree([((0, 1),)], [1], ["a"])
+    assert tree.predict(np.array([[1]])).tolist() == [1]
+    with pytest.raises(ValueError, match="captured by no leaf"):
+        tree.predict(np.array([[1], [0]]))
 
 
 def test_root_only_and_degenerate_cases():
