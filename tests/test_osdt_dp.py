@@ -288,6 +288,10 @@ def test_bad_arguments():
         solve(data, 0.05, search="leaf_set", labels=np.zeros(data.n_samples, np.int64))
     with pytest.raises(ValueError, match="labels"):
         solve(data, 0.05, labels=np.zeros(3, np.int64))
+    with pytest.raises(ValueError, match="labels must be integers 0..k-1, got dtype float64"):
+        solve(data, 0.05, labels=np.full(data.n_samples, 0.5))
+    with pytest.raises(ValueError, match="labels must be integers 0..k-1, got a negative label -1"):
+        solve(data, 0.05, labels=np.where(data.y == 1, 1, -1))
 
 
 def test_estimator_search_parameter():
@@ -314,3 +318,15 @@ def test_stopped_search_returns_its_best_tree():
         assert np.sum(pred != data.y) / data.n_samples + 0.005 * res.model.n_leaves == \
             pytest.approx(res.objective, abs=1e-12)
         assert res.lower_bound <= 0.154279749 + 1e-12
+
+
+def test_stopped_search_fits_no_cart_completion_once_their_time_is_up(monkeypatch):
+    from optbb.osdt import dp_search
+
+    monkeypatch.setattr(dp_search, "GREEDY_SECONDS", -1.0)
+    monkeypatch.setattr(dp_search, "cart_warm_start", lambda *args: pytest.fail("CART fitted after its time"))
+    data = osdt_data("tic-tac-toe")
+    res = solve(data, 0.005, search="dp", initial_tree=None, node_limit=30000)
+    assert res.status is Status.NODE_LIMIT
+    pred = np.asarray(res.model.predictions)[res.model.leaf_index(data.X)]
+    assert np.sum(pred != data.y) / data.n_samples + 0.005 * res.model.n_leaves == pytest.approx(res.objective)
