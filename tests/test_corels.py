@@ -130,6 +130,27 @@ def test_time_limit_is_honoured():
     assert result.lower_bound <= 0.3523552124 + 1e-9
 
 
+@pytest.mark.parametrize("limit, status", [({"memory_limit": 100_000}, "MEMORY_LIMIT"),
+                                           ({"time_limit": 60}, "TIME_LIMIT")])
+def test_mine_and_solve_without_room_left_for_the_search(monkeypatch, limit, status):
+    """A complete mining that leaves the search too little memory to start, or that ends as the time runs out (here
+    the clock is moved past the limit): no search runs, the result is the empty list with that status."""
+    from optbb.corels import search as corels_search
+
+    mine = corels_search.mine_antecedents
+
+    def mine_then_wait(*args, budget, **kw):
+        mined = mine(*args, budget=budget, **kw)
+        budget.start -= limit.get("time_limit", 0)
+        return mined
+
+    monkeypatch.setattr(corels_search, "mine_antecedents", mine_then_wait)
+    X = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 0]] * 10, dtype=np.uint8)
+    mined, result = corels_search.mine_and_solve(from_arrays(X, X[:, 0] & X[:, 1]), 0.01, **limit)
+    assert mined.complete and result.status.name == status
+    assert len(result.model) == 0 and result.counters["nodes_evaluated"] == 0
+
+
 def test_trace_is_monotone():
     result = solve(corels_fold(0), 0.005)
     tr = result.trace
