@@ -205,7 +205,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return pd.DataFrame(arr, columns=self._columns)
 
     def _is_categorical(self, j: int, name: str, col: pd.Series) -> bool:
-        if self.categorical == "auto":
+        if isinstance(self.categorical, str) and self.categorical == "auto":
             if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
                 return False
             try:  # numbers stored as objects are numeric

@@ -190,3 +190,14 @@ def test_quantile_names_unchanged():
 def test_duplicate_input_columns_are_refused():
     with pytest.raises(ValueError, match="unique column names"):  # scikit-learn's own check
         Binarizer().fit(pd.DataFrame([[1, 2], [3, 4]], columns=["a", "a"]))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# column settings and bad input
+
+
+@pytest.mark.parametrize("categorical", [["grade", "sex"], (1, 2), {"sex", 1}, np.array(["grade", "sex"])])
+def test_categorical_columns_by_name_or_index(categorical):
+    df = pd.DataFrame({"age": [20, 30, 40, 50], "grade": [1, 2, 1, 3], "sex": list("MFMF")})
+    assert list(Binarizer(categorical=categorical).fit(df).get_feature_names_out()) == [
+        "age<30", "age<40", "age<50", "grade=1", "grade=2", "grade=3", "sex=F", "sex=M"]
