@@ -44,10 +44,11 @@ def _fmt(v: float, digits: int = 4) -> str:
 
 def _digits_to_distinguish(values, data) -> int:
     """The fewest significant digits (at least 4) under which the thresholds of one column print differently and
-    each printed number splits the column's training values as the threshold itself does (``<`` and ``<=``)."""
+    each printed number splits the column's training values as the threshold itself does (``<`` and ``<=``); 17
+    digits print any double exactly."""
     values = [float(v) for v in values]
     data = np.unique(np.asarray(data, dtype=np.float64))
-    for d in range(4, 18):
+    for d in range(4, 17):
         printed = [_fmt(v, d) for v in values]
         if len(set(printed)) == len(values) and all(
                 np.array_equal(data < v, data < float(p)) and np.array_equal(data <= v, data <= float(p))

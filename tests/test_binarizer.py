@@ -177,6 +177,8 @@ def test_close_thresholds_print_differently():
     assert list(b.get_feature_names_out()) == ["v<12345.2"]
     df2 = pd.DataFrame({"v": [1.0, 2.0, 12345.0, 12345.2, 12346.0]})
     assert list(Binarizer(thresholds={"v": [12345.25]}).fit(df2).get_feature_names_out()) == ["v<12345.25"]
+    b = Binarizer(thresholds={"v": [0.1, np.nextafter(0.1, 1)]}).fit(pd.DataFrame({"v": [0.0, 1.0]}))
+    assert list(b.get_feature_names_out()) == ["v<0.10000000000000001", "v<0.10000000000000002"]  # all 17 digits
 
 
 def test_quantile_names_unchanged():
