@@ -187,6 +187,9 @@ def test_quantile_names_unchanged():
                                                                   "j"]
     assert list(Binarizer(intervals=True, thresholds={"age": [25, 40]}).fit(df[["age"]])
                 .get_feature_names_out()) == ["age<25", "age=25-39", "age>=40"]
+    real = pd.DataFrame({"v": [0.5, 1.5, 2.5, 3.5]})
+    assert list(Binarizer(intervals=True, thresholds={"v": [1, 2.5]}).fit(real).get_feature_names_out()) == [
+        "v<1", "1<=v<2.5", "v>=2.5"]
 
 
 def test_duplicate_input_columns_are_refused():
@@ -203,3 +206,26 @@ def test_categorical_columns_by_name_or_index(categorical):
     df = pd.DataFrame({"age": [20, 30, 40, 50], "grade": [1, 2, 1, 3], "sex": list("MFMF")})
     assert list(Binarizer(categorical=categorical).fit(df).get_feature_names_out()) == [
         "age<30", "age<40", "age<50", "grade=1", "grade=2", "grade=3", "sex=F", "sex=M"]
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"categorical": "sex"}, "categorical must be 'auto' or a list of columns, got 'sex'"),
+    ({"thresholds": [26]}, r"thresholds must be a dict \{column: \[values\]\} or None"),
+    ({"thresholds": {"age": [26, np.nan]}}, "thresholds for column 'age' must be finite numbers"),
+    ({"max_categories": 1}, r"column 'sex' has 2 categories \(more than max_categories=1\)"),
+])
+def test_bad_column_settings_are_value_errors(kwargs, match):
+    df, _ = _frame(n=50)
+    with pytest.raises(ValueError, match=match):
+        Binarizer(**kwargs).fit(df)
+
+
+def test_bad_rows_are_value_errors():
+    df, _ = _frame(n=50)
+    with pytest.raises(ValueError, match="column 'sex' has missing values"):
+        Binarizer().fit(df.assign(sex=df.sex.where(df.age > 30)))
+    with pytest.raises(ValueError, match=r"0 sample\(s\) \(shape=\(0, 5\)\)"):
+        Binarizer().fit(df.iloc[:0])
+    b = Binarizer().fit(df)
+    with pytest.raises(ValueError, match="column 'juvenile' was 0/1 during fit but now has other values"):
+        b.transform(df.assign(juvenile=2))
