@@ -155,6 +155,27 @@ def test_load_bank_full_items():
     assert (int(y[both].sum()), int((1 - y[both]).sum())) == (978, 531)
 
 
+def test_bank_item_and_label_file_errors(tmp_path):
+    from optbb.datasets import bank
+
+    csv = tmp_path / "bank.csv"
+    csv.write_text("age;job;marital;education;default;balance;housing;loan;contact;campaign;previous;poutcome;y\n"
+                   "16;student;single;primary;no;10;no;no;cellular;1;0;unknown;no\n")
+    with pytest.raises(ValueError, match="value 16 falls in no bin"):
+        bank.discretize_bank(csv)
+    (tmp_path / "bank-full_items.txt.gz").write_bytes(gzip.compress(b"age>=60 job=retired\njob=student\n"))
+    (tmp_path / "bank-full_all.Y").write_text("0\n")
+    with pytest.raises(ValueError, match="has 2 rows but .*bank-full_all.Y has 1 labels"):
+        bank.read_bank_items(tmp_path)
+    with pytest.raises(ValueError, match="give data_dir"):
+        bank.read_bank_items(items_path=tmp_path / "bank-full_items.txt.gz")
+    (tmp_path / "bank-full_all.Y").write_text("0\n2\n")
+    with pytest.raises(ValueError, match="labels must be 0 or 1"):
+        bank.read_bank_items(tmp_path)
+    with pytest.raises(ValueError, match="length mismatch: 1 item rows but 2 labels"):
+        ds.items_to_dataset([["job=student"]], np.array([0, 1]))
+
+
 # --------------------------------------------------------------------------- miner and writer (no shared data)
 
 def test_mine_categorical_reference_rules():
@@ -175,6 +196,8 @@ def test_mine_categorical_reference_rules():
     other = table.iloc[[7, 1]].reset_index(drop=True)
     X = mined.transform(pp.onehot(other, mined.source_feature_names))
     assert X.tolist() == [[0, 0, 1, 0, 0, 0, 0], [0, 1, 0, 1, 0, 0, 1]]
+    with pytest.raises(ValueError, match="no antecedent has support strictly between 1.5 and 8.5 of 10 rows"):
+        pp.mine_categorical(table.assign(a="x", b="p"), attributes=("a", "b"), min_support=0.15)
 
 
 def test_write_corels_round_trip(tmp_path):
