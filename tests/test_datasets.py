@@ -176,6 +176,20 @@ def test_bank_item_and_label_file_errors(tmp_path):
         ds.items_to_dataset([["job=student"]], np.array([0, 1]))
 
 
+def test_load_adult_reads_the_uci_files(tmp_path):
+    row = ("39, State-gov, 77516, Bachelors, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, "
+           "40, United-States, ")
+    (tmp_path / "adult.data").write_text(row + "<=50K\n")
+    (tmp_path / "adult.test").write_text("|1x3 Cross validator\n" + row + ">50K.\n")
+    X, y = ds.load_adult("train", tmp_path)
+    assert list(X.columns) == list(ds.ADULT_COLUMNS[:-1]) and X["workclass"].tolist() == ["State-gov"]
+    assert y.name == "income" and y.tolist() == ["<=50K"]
+    X, y = ds.load_adult("test", tmp_path)
+    assert X["age"].tolist() == [39] and y.tolist() == [">50K"]  # the test file's comment line and period dropped
+    with pytest.raises(FileNotFoundError, match="holds no adult.data"):
+        ds.load_adult("train", tmp_path / "elsewhere")
+
+
 # --------------------------------------------------------------------------- miner and writer (no shared data)
 
 def test_mine_categorical_reference_rules():
