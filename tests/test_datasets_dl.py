@@ -36,6 +36,7 @@ def test_vote_fixture_shape_labels_and_depth2_optimum():
     ("2 0 1\n0 1 1\n1 0 0\n", "binary 0/1 labels only"),
     ("1 0 1\n1 1 1\n", "single class"),
     ("1 0 x\n0 1 1\n", "not an integer"),
+    ("1 0 1\n0 1 --1\n", "line 2: token '--1' is not an integer"),
     ("1\n0\n", "no feature columns"),
     ("\n\n", "empty file"),
 ])

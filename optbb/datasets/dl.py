@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -93,11 +94,9 @@ def _read_rows(path: Path) -> np.ndarray:
     for i, ln in enumerate(lines):
         if len(ln.split()) != width:
             raise ValueError(f"{path}, line {i + 1}: {len(ln.split())} values, but line 1 has {width} (ragged file)")
+    tokens = " ".join(lines).split()
     try:
-        return np.array(" ".join(lines).split(), dtype=np.int64).reshape(len(lines), width)
-    except ValueError:
-        for i, ln in enumerate(lines):
-            for tok in ln.split():
-                if not tok.lstrip("-").isdigit():
-                    raise ValueError(f"{path}, line {i + 1}: token {tok!r} is not an integer") from None
-        raise
+        return np.array(tokens, dtype=np.int64).reshape(len(lines), width)
+    except ValueError:  # numpy parses each token as int() does
+        k = next(k for k, tok in enumerate(tokens) if not re.fullmatch(r"[+-]?[0-9]+(_[0-9]+)*", tok))
+        raise ValueError(f"{path}, line {k // width + 1}: token {tokens[k]!r} is not an integer") from None
