@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import gzip
 import re
+import shutil
 
 import numpy as np
 import pytest
 
-from optbb.datasets.dl import DL_NAMES, DL_OPTIMA, load_dl
+from optbb.datasets.dl import DL_NAMES, DL_OPTIMA, default_shared_dir, dl_path, load_dl
 
-from conftest import DATA
+from conftest import DATA, SHARED
 
 VOTE = DATA / "dl" / "vote.txt.gz"
 
@@ -60,6 +61,18 @@ def test_unknown_names_and_missing_shared_folder(tmp_path):
         load_dl("no-such-set")
     with pytest.raises(FileNotFoundError, match="not found under"):
         load_dl("vote", shared_dir=tmp_path)
+    with pytest.raises(ValueError, match="unknown DL data set 'iris'"):
+        dl_path("iris")
+
+
+def test_the_default_shared_folder_is_beside_the_repository_or_optbb_shared(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPTBB_SHARED", raising=False)
+    assert default_shared_dir() == SHARED
+    (tmp_path / "data" / "dl").mkdir(parents=True)
+    shutil.copy(VOTE, tmp_path / "data" / "dl")
+    monkeypatch.setenv("OPTBB_SHARED", str(tmp_path))
+    assert dl_path("vote") == tmp_path / "data" / "dl" / "vote.txt.gz"
+    np.testing.assert_array_equal(load_dl("vote").X, load_dl(VOTE).X)
 
 
 def test_names_resolve_in_the_shared_folder_and_optima_match_its_readme(shared_dir):
