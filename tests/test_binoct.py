@@ -99,6 +99,25 @@ def test_time_limit_is_honoured_and_gap_reported():
     assert clf.errors_ >= complete_dp(d.X, d.y, 3)
 
 
+def test_node_limit_and_memory_limit_statuses():
+    d = load_osdt("monk1")
+    clf = BinOCTClassifier(max_depth=2, node_limit=1).fit(d.X, d.y)
+    assert clf.status_ == "node_limit" and clf.report_["mip_nodes"] == 1  # HiGHS says "solution limit"
+    assert clf.errors_ == int(np.sum(clf.predict(d.X) != d.y))
+    clf = BinOCTClassifier(max_depth=2, memory_limit=1000).fit(d.X, d.y)
+    assert clf.status_ == "memory_limit" and clf.report_["n_rows"] == 0 and math.isnan(clf.lower_bound_)
+    assert clf.tree_.features == cart_features(d.X, d.y, 2)
+    assert BinOCTClassifier(max_depth=2, memory_limit=1000, initial_tree=None).fit(d.X, d.y).tree_.features == [0] * 3
+
+
+def test_a_constant_feature_adds_one_routing_row_per_node():
+    X, y = _random_problem(5, m=3)
+    base = BinOCTClassifier(max_depth=2).fit(X, y)
+    const = BinOCTClassifier(max_depth=2).fit(np.column_stack([X, np.zeros(len(y), dtype=np.uint8)]), y)
+    assert const.report_["n_rows"] - base.report_["n_rows"] == 3  # no empty row for the side no group takes
+    assert const.errors_ == base.errors_
+
+
 def test_cart_start_is_a_complete_tree_with_cart_predictions():
     from sklearn.tree import DecisionTreeClassifier
 
@@ -120,6 +139,8 @@ def test_tree_text_counts_and_merging():
     text = t.to_text()
     assert "if a == 1:" in text and "[empty]" in text
     assert np.array_equal(t.predict(X), y)
+    assert t.to_dict() == {"depth": 2, "features": ["a", "b", "a"], "predictions": [0, 0, 1, 1],
+                           "n_samples": [3, 3, 0, 6], "errors": [0, 0, 0, 0]}
 
 
 def test_estimator_contract_and_labels():
@@ -153,3 +174,4 @@ def test_integer_sample_weights_count_samples():
     a = BinOCTClassifier(max_depth=2).fit(X, y, sample_weight=w)
     b = BinOCTClassifier(max_depth=2).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     assert a.errors_ == b.errors_ == complete_dp(np.repeat(X, w, axis=0), np.repeat(y, w), 2)
+
