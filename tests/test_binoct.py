@@ -1,5 +1,5 @@
 """BinOCT / RBinOCT (HiGHS): optimum against brute force on tiny problems, Monk1 at depth 3 (OSDT Fig. 6),
-time limits with an honest status and gap, estimator contract."""
+time limits with an honest status and gap, estimator contract; CART's limits and the scikit-learn baselines."""
 from __future__ import annotations
 
 import math
@@ -175,3 +175,22 @@ def test_integer_sample_weights_count_samples():
     b = BinOCTClassifier(max_depth=2).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
     assert a.errors_ == b.errors_ == complete_dp(np.repeat(X, w, axis=0), np.repeat(y, w), 2)
 
+
+def test_cart_memory_limit_and_verbose_report(capsys):
+    from optbb.baselines.cart import CARTClassifier
+
+    X, y = _random_problem(2, n=40)
+    with pytest.raises(ValueError, match="memory_limit 1000 bytes is below the 8160 bytes CART needs"):
+        CARTClassifier(memory_limit=1000).fit(X, y)
+    m = CARTClassifier(verbose=1, min_samples_split=2, min_samples_leaf=1).fit(X, y)
+    assert f"CART: {m.tree_model_.get_n_leaves()} leaves grown, {m.n_leaves_} after pruning" in capsys.readouterr().err
+
+
+def test_baselines_by_name():
+    from sklearn.svm import SVC
+    from optbb.baselines.sklearn_models import make_model
+
+    svm = make_model("SVM", class_weight="balanced")
+    assert isinstance(svm, SVC) and (svm.C, svm.kernel, svm.gamma, svm.class_weight) == (1.0, "rbf", "auto", "balanced")
+    with pytest.raises(ValueError, match="unknown baseline 'C5.0'; expected one of GLM, SVM, AdaBoost, RF, CART"):
+        make_model("C5.0")
