@@ -172,6 +172,21 @@ def test_cart_matches_rpart_pruning_sizes():
     assert np.mean(m.predict(X) == y) > 0.85
 
 
+def test_plots_draw_on_the_given_axes_with_a_title():
+    from experiments.report import pyplot
+    from optbb import plot
+    from optbb.corels.model import Rule, RuleList
+    from optbb.osdt.model import Tree
+
+    plt = pyplot()
+    _, (left, right) = plt.subplots(1, 2)
+    assert plot.tree(Tree([((0, 1),), ((0, 0),)], [1, 0], ["a"]), ax=left, title="tree") is left
+    assert plot.rule_list(RuleList([Rule(0, "a", 1)], 0), ax=right, title="rules") is right
+    assert (left.get_title(), right.get_title()) == ("tree", "rules")
+    assert "a" in [t.get_text() for t in left.texts] and "a" in [t.get_text() for t in right.texts]
+    plt.close("all")
+
+
 @pytest.fixture(scope="module")
 def dask_scheduler():
     distributed = pytest.importorskip("distributed", reason="the Dask path needs the optional 'dask[distributed]' "
