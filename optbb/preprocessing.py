@@ -58,7 +58,10 @@ def _digits_to_distinguish(values, data) -> int:
 
 
 def _numeric(col: pd.Series, name: str) -> np.ndarray:
-    x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
+    try:
+        x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"column {name!r} is not numeric ({exc}); mark it categorical when fitting") from None
     if not np.all(np.isfinite(x)):
         raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
     return x
@@ -145,10 +148,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ``strategy="gbdt"``: seeds the ensemble (its tie-breaking between equally good splits).
     thresholds : dict or None
         Thresholds to use instead of quantiles, ``{column: [t1, t2, ...]}`` (column by name for DataFrames, by index
-        otherwise).  Columns not listed get quantile thresholds.
+        otherwise).  Columns not listed get quantile thresholds; a key that is no column raises ``ValueError``.
     categorical : "auto" or list
         Columns to one-hot encode.  ``"auto"``: the columns whose dtype is not numeric (object, string, category,
-        bool columns with other values than 0/1).  A list names them (or gives their indices).
+        bool columns with other values than 0/1).  A list names them (or gives their indices); a name that is no
+        column raises ``ValueError``, and so does a text column the list leaves out.
     intervals : bool, default False
         Numeric columns as intervals (``priors<1``, ``priors=1``, ``priors=2-3``, ``priors>=4``) instead of
         ``col<t`` indicators.  Intervals print as ``a-b`` for integer columns and ``a<=col<b`` otherwise.
@@ -218,6 +222,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"categorical must be 'auto' or a list of columns, got {self.categorical!r}")
         return name in self.categorical or j in self.categorical
 
+    def _check_named_columns(self, columns: list[str]) -> None:
+        """Every column that ``categorical`` or ``thresholds`` names (by name or index) is a column of X."""
+        for param, keys, kinds in (("categorical", self.categorical, (list, tuple, set, np.ndarray)),
+                                   ("thresholds", self.thresholds, dict)):
+            if isinstance(keys, kinds):
+                unknown = [k for k in keys if k not in columns
+                           and not (isinstance(k, numbers.Integral) and 0 <= k < len(columns))]
+                if unknown:
+                    raise ValueError(f"{param} names columns that X does not have: {unknown[:5]}")
+
     def _given_thresholds(self, j: int, name: str):
         if self.thresholds is None:
             return None
@@ -282,6 +296,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if df.shape[0] == 0:
             raise ValueError("Found array with 0 sample(s) (shape=(0, %d)) while a minimum of 1 is required."
                              % df.shape[1])
+        self._check_named_columns(list(df.columns))
         self.thresholds_, self.categories_, self.passthrough_ = {}, {}, []
         kinds: dict[str, str] = {}  # "cat", "id" (0/1, passed through), "given" (user thresholds) or "num"
         numeric: dict[str, np.ndarray] = {}

@@ -213,6 +213,10 @@ def test_categorical_columns_by_name_or_index(categorical):
     ({"thresholds": [26]}, r"thresholds must be a dict \{column: \[values\]\} or None"),
     ({"thresholds": {"age": [26, np.nan]}}, "thresholds for column 'age' must be finite numbers"),
     ({"max_categories": 1}, r"column 'sex' has 2 categories \(more than max_categories=1\)"),
+    ({"categorical": ["sex", "race"]}, r"categorical names columns that X does not have: \['race'\]"),
+    ({"categorical": [7]}, r"categorical names columns that X does not have: \[7\]"),
+    ({"thresholds": {"agee": [26]}}, r"thresholds names columns that X does not have: \['agee'\]"),
+    ({"categorical": []}, "column 'sex' is not numeric .*; mark it categorical when fitting"),
 ])
 def test_bad_column_settings_are_value_errors(kwargs, match):
     df, _ = _frame(n=50)
