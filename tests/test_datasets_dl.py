@@ -38,6 +38,7 @@ def test_vote_fixture_shape_labels_and_depth2_optimum():
     ("1 0 1\n1 1 1\n", "single class"),
     ("1 0 x\n0 1 1\n", "not an integer"),
     ("1 0 1\n0 1 --1\n", "line 2: token '--1' is not an integer"),
+    ("1 0 1\n0 1 99999999999999999999\n", "line 2: token '99999999999999999999' is not an integer of the int64"),
     ("1\n0\n", "no feature columns"),
     ("\n\n", "empty file"),
 ])

@@ -13,7 +13,6 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -97,6 +96,15 @@ def _read_rows(path: Path) -> np.ndarray:
     tokens = " ".join(lines).split()
     try:
         return np.array(tokens, dtype=np.int64).reshape(len(lines), width)
-    except ValueError:  # numpy parses each token as int() does
-        k = next(k for k, tok in enumerate(tokens) if not re.fullmatch(r"[+-]?[0-9]+(_[0-9]+)*", tok))
-        raise ValueError(f"{path}, line {k // width + 1}: token {tokens[k]!r} is not an integer") from None
+    except (ValueError, OverflowError):
+        k = next(k for k, tok in enumerate(tokens) if not _is_int64(tok))
+        raise ValueError(f"{path}, line {k // width + 1}: token {tokens[k]!r} is not an integer of the int64 "
+                         "range") from None
+
+
+def _is_int64(token: str) -> bool:
+    """Whether numpy reads ``token`` as an int64: it parses as ``int()`` does."""
+    try:
+        return -(1 << 63) <= int(token) < 1 << 63
+    except ValueError:
+        return False
