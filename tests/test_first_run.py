@@ -62,13 +62,19 @@ def test_kernels_compile_once_per_argument_type():
         return a[k] + (1.0 if flag else 2.0)
 
     @njit
+    def tail(a, k=0):
+        return a[k]
+
+    @njit
     def caller(a):
         j = 0
-        return pick(a, 0, True) + pick(a, 1, True) + pick(a, j, False) + pick(a, k=2, flag=False)
+        return (pick(a, 0, True) + pick(a, 1, True) + pick(a, j, False) + pick(a, k=2, flag=False)
+                + tail(a) + tail(a, 1) + tail(a, k=2))
 
-    assert caller(np.arange(3.0)) == 0 + 1 + 1 + 1 + 0 + 2 + 2 + 2
+    assert caller(np.arange(3.0)) == 0 + 1 + 1 + 1 + 0 + 2 + 2 + 2 + 0 + 1 + 2
     assert sorted(str(s[1:]) for s in pick.signatures) == ["(int64, Literal[bool](False))",
                                                            "(int64, Literal[bool](True))"]
+    assert [str(s[1:]) for s in tail.signatures] == ["(int64,)"]  # an omitted integer is passed as its default
 
 
 SOLVER_FITS = {
