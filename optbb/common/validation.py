@@ -153,6 +153,13 @@ def _target_array(y) -> np.ndarray:
         assert_all_finite(y_arr, input_name="y")  # "Input y contains NaN." / "... infinity ..."
     if y_arr.dtype.kind == "O" and pd.isna(y_arr).any():
         raise ValueError("y contains missing values")
+    if y_arr.dtype.kind == "O":
+        try:
+            np.unique(y_arr)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in y_arr})
+            raise ValueError(f"y mixes labels of different types ({', '.join(kinds)}); labels must be all numbers "
+                             "or all strings") from None
     return y_arr
 
 

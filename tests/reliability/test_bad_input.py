@@ -38,6 +38,7 @@ def _bad_cases():
         "three_dims": (X.reshape(40, 2, 2), y, r"2-D|dim"),
         "two_column_y": (X, np.stack([y, y], axis=1), r"y must be 1-D"),
         "missing_label": (X, np.where(y == 1, "yes", None), r"y contains missing values"),
+        "mixed_label_types": (X, np.array([1 if v else "no" for v in y], dtype=object), r"y mixes labels of different"),
     }
 
 
