@@ -12,7 +12,10 @@ import numpy as np
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """``sample_weight`` as a new float64 vector of ``n_samples`` finite, non-negative weights, not all zero; a
     ``ValueError`` naming the problem otherwise."""
-    w = np.array(sample_weight, dtype=np.float64, copy=True).reshape(-1)
+    w = np.array(sample_weight, dtype=np.float64, copy=True)
+    if w.ndim > 2 or (w.ndim == 2 and w.shape[1] != 1):
+        raise ValueError(f"sample_weight must be 1-D (one weight per sample), got shape {w.shape}")
+    w = w.reshape(-1)
     if w.shape[0] != n_samples:
         raise ValueError(f"length mismatch: X has {n_samples} samples but sample_weight has {w.shape[0]}")
     if not np.all(np.isfinite(w)):

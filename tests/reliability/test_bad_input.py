@@ -182,6 +182,7 @@ def _dataset_cases():
         "weight_length": (lambda: BinaryDataset(X, y, names, np.ones(39)), r"40 samples but sample_weight has 39"),
         "weight_nan": (lambda: BinaryDataset(X, y, names, np.where(y == 1, np.nan, 1.0)), r"NaN or inf"),
         "weight_zero": (lambda: BinaryDataset(X, y, names, np.zeros(40)), r"sums to zero"),
+        "weight_matrix": (lambda: BinaryDataset(X, y, names, np.ones((20, 2))), r"sample_weight must be 1-D"),
         "label_column": (lambda: from_dataframe(pd.DataFrame(X, columns=names), label="z"),
                          r"label column 'z' not found"),
     }
@@ -192,6 +193,15 @@ def test_dataset_refuses_bad_arrays_labels_and_weights(case):
     make, match = _dataset_cases()[case]
     with pytest.raises(ValueError, match=match):
         make()
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_ESTIMATORS))
+def test_sample_weight_matrix_is_refused(name):
+    """A (20, 2) sample_weight for 40 samples was flattened and fitted as if it were one weight per sample."""
+    X, y = _good()
+    with pytest.raises(ValueError, match=r"sample_weight must be 1-D .* got shape \(20, 2\)"):
+        BAD_INPUT_ESTIMATORS[name]().fit(X, y, sample_weight=np.ones((20, 2)))
+    assert BAD_INPUT_ESTIMATORS[name]().fit(X, y, sample_weight=np.ones((40, 1))).predict(X).shape == (40,)
 
 
 def test_from_arrays_takes_the_names_of_a_dataframe():
