@@ -204,3 +204,15 @@ def test_sample_weight_text_and_near_integers_are_refused(cls):
         with pytest.raises(ValueError, match="integer sample_weight"):
             cls(**FAST[cls]).fit(X, y, sample_weight=w)
     assert cls(**FAST[cls]).fit(X, y, sample_weight=np.full(len(y), 2)).predict(X).shape == (len(y),)
+
+
+@pytest.mark.parametrize("cls", SOLVERS, ids=lambda c: c.__name__)
+def test_sample_weight_of_numbers_in_an_object_array_is_taken(cls):
+    """Issue: an object array (or object Series) of numbers was refused as 'sample_weight must hold numbers'."""
+    X, y = data()
+    w = np.full(len(y), 2)
+    expected = cls(**FAST[cls]).fit(X, y, sample_weight=w).predict(X)
+    for given in (w.astype(object), pd.Series(w.astype(float), dtype=object)):
+        assert np.array_equal(cls(**FAST[cls]).fit(X, y, sample_weight=given).predict(X), expected)
+    with pytest.raises(ValueError, match="sample_weight must hold numbers"):
+        cls(**FAST[cls]).fit(X, y, sample_weight=np.array([1] * (len(y) - 1) + ["1"], dtype=object))

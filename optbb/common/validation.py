@@ -191,6 +191,8 @@ def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool 
                          f"(y has {len(classes)} classes)")
     if sample_weight is not None:
         w0 = np.asarray(sample_weight.to_numpy() if isinstance(sample_weight, pd.Series) else sample_weight)
+        if w0.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in w0.ravel()):
+            w0 = w0.astype(np.float64)
         if w0.dtype.kind not in "biuf":
             raise ValueError(f"sample_weight must hold numbers, got {w0.dtype} values such as {w0.ravel()[:1]!r}")
         if w0.ndim == 1 and w0.shape[0] == y_enc.shape[0] and w0.dtype.kind in "iuf":
