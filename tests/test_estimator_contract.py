@@ -176,6 +176,16 @@ def test_frl_min_support_is_renamed_min_class_support():
         FRLClassifier(n_iter=5, random_state=0).fit(X, y)  # the default raises no warning
 
 
+@pytest.mark.parametrize("cls", [FRLClassifier, SoftFRLClassifier], ids=lambda c: c.__name__)
+def test_frl_empty_mining_names_min_class_support(cls):
+    """Issue: the error told FRL users to 'lower min_support', the deprecated name of min_class_support."""
+    X = np.eye(20, dtype=int)[:, :3]
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match=r"no antecedent passes the support filter; lower min_class_support \(now 0.2"):
+        cls(min_class_support=0.2, n_iter=10, random_state=0).fit(X, y)
+    assert len(cls(min_class_support=0.0, n_iter=10, random_state=0).fit(X, y).classes_) == 2
+
+
 def test_osdt_initial_tree_replaces_warm_start():
     from optbb.common.data import from_arrays
     from optbb.osdt import solve

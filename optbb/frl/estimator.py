@@ -117,9 +117,16 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         load_kernels()
         t0 = time.perf_counter()
         budget = Budget(limits)
-        mined = mine_classwise(data, max_card=p["max_card"], min_support=p["min_support"],
-                               negations=bool(self.negations), dedupe=not self.keep_duplicates, budget=budget,
-                               weights=w)
+        try:
+            mined = mine_classwise(data, max_card=p["max_card"], min_support=p["min_support"],
+                                   negations=bool(self.negations), dedupe=not self.keep_duplicates, budget=budget,
+                                   weights=w)
+        except ValueError as err:
+            if not str(err).startswith("no antecedent passes the support filter"):
+                raise
+            raise ValueError(f"{name}: no antecedent passes the support filter; lower min_class_support (now "
+                             f"{p['min_support']}: an itemset must cover that fraction of the positive or of the "
+                             "negative class)") from None
         complete = mined.complete  # no search on a truncated set: the default-only list, with the limit's status
         ants = mined.antecedents if complete else []
         names = list(mined.data.feature_names) if complete else []
