@@ -141,8 +141,16 @@ def feature_names_of(X) -> np.ndarray | None:
     return None
 
 
+def _fixed_width_text(a):
+    """``a`` with numpy's variable-width ``StringDType`` text as fixed-width ``str``, which scikit-learn's checks read
+    (they fail on the former with numpy's 'dtype argument must be a NumPy dtype')."""
+    if not isinstance(a, np.ndarray) or a.dtype.kind != "T":
+        return a
+    return a.astype(f"U{max(1, int(np.strings.str_len(a).max(initial=0)))}")
+
+
 def _target_array(y) -> np.ndarray:
-    y_arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+    y_arr = _fixed_width_text(np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y))
     if y_arr.ndim == 2 and y_arr.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is ravelled to shape "
                       "(n_samples,)", DataConversionWarning, stacklevel=3)
@@ -178,8 +186,8 @@ def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool 
     if n_x is not None and n_x != y_arr.shape[0]:
         raise ValueError(f"length mismatch: X has {n_x} samples but y has {y_arr.shape[0]}")
     names = feature_names_of(X)
-    X_checked = validate_data(estimator, X, dtype="numeric", accept_sparse=False, ensure_min_samples=1,
-                              ensure_min_features=1)
+    X_checked = validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False,
+                              ensure_min_samples=1, ensure_min_features=1)
     y_type = type_of_target(y_arr, input_name="y", raise_unknown=True)
     if y_type in ("continuous", "continuous-multioutput", "multilabel-indicator", "multiclass-multioutput"):
         raise ValueError(f"Unknown label type: {y_type}; a classifier needs two class labels")
@@ -239,6 +247,6 @@ def validate_predict_input(estimator, X) -> np.ndarray:
     if names is not None and fitted is not None and list(names) != list(fitted):
         raise ValueError("The feature names should match those that were passed during fit: "
                          "the feature names of X differ from those seen in fit")
-    X_checked = validate_data(estimator, X, dtype="numeric", accept_sparse=False, reset=False)
+    X_checked = validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False, reset=False)
     X01, _, _ = check_binary_arrays(X_checked, np.zeros(X_checked.shape[0]))
     return X01

@@ -196,6 +196,21 @@ def test_dataset_refuses_bad_arrays_labels_and_weights(case):
 
 
 @pytest.mark.parametrize("name", sorted(BAD_INPUT_ESTIMATORS))
+def test_numpy_variable_width_text(name):
+    """numpy's StringDType text raised numpy's 'dtype argument must be a NumPy dtype' from scikit-learn's checks."""
+    X, y = _good()
+    text = np.dtypes.StringDType()
+    labels = np.array(np.where(y == 1, "yes", "no"), dtype=text)
+    clf = BAD_INPUT_ESTIMATORS[name]().fit(X, labels)
+    assert list(clf.classes_) == ["no", "yes"]
+    assert np.array_equal(clf.predict(X), BAD_INPUT_ESTIMATORS[name]().fit(X, labels.astype("U3")).predict(X))
+    with pytest.raises(ValueError, match=r"strings"):
+        clf.predict(np.array(X.astype(str), dtype=text))
+    with pytest.raises(ValueError, match=r"strings"):
+        BAD_INPUT_ESTIMATORS[name]().fit(np.array(X.astype(str), dtype=text), y)
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_ESTIMATORS))
 def test_sample_weight_matrix_is_refused(name):
     """A (20, 2) sample_weight for 40 samples was flattened and fitted as if it were one weight per sample."""
     X, y = _good()
