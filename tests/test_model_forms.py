@@ -207,3 +207,10 @@ def test_export_imports_no_model_internals():
     assert imported <= {"annotations", "dumps", "loads", "RuleList", "FallingRuleList", "Tree"}, imported
     with pytest.raises(TypeError, match="no exporter"):
         export.to_json(object())
+
+
+def test_tree_dot_leaf_label_breaks_the_line_before_its_sample_count():
+    tree = Tree([((0, 1),), ((0, 0),)], [1, 0], ['a"\\'], n_samples=[3, 4], errors=[0, 1], classes=['y"es', "no"])
+    dot = tree.to_dot()
+    assert r'label="predict no\n3 samples"' in dot and r'label="predict y\"es\n4 samples"' in dot
+    assert r'label="a\"\\"' in dot

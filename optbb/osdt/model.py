@@ -202,10 +202,10 @@ class Tree(JsonForm):
             counter[0] += 1
             if node[0] == "leaf":
                 k = node[1]
-                label = f"predict {self._label(self.predictions[k])}"
+                label = dot_escape(f"predict {self._label(self.predictions[k])}")
                 if self.n_samples:
                     label += f"\\n{self.n_samples[k]} samples"
-                lines.append(f'  n{i} [shape=box, label="{dot_escape(label)}"];')
+                lines.append(f'  n{i} [shape=box, label="{label}"];')
                 return i
             _, f, zero, one = node
             lines.append(f'  n{i} [shape=ellipse, label="{dot_escape(self._name(f))}"];')
