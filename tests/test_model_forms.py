@@ -214,3 +214,13 @@ def test_tree_dot_leaf_label_breaks_the_line_before_its_sample_count():
     dot = tree.to_dot()
     assert r'label="predict no\n3 samples"' in dot and r'label="predict y\"es\n4 samples"' in dot
     assert r'label="a\"\\"' in dot
+
+
+def test_weighted_class_counts_keep_their_type_through_a_round_trip():
+    X, y = data()
+    w = np.linspace(0.5, 2.0, len(y))
+    texts = [model_of(est.fit(X, y, sample_weight=w)).to_json()
+             for est in (CorelsClassifier(regularization=0.01), OSDTClassifier(regularization=0.02))]
+    assert "0.0" in texts[0]
+    for s in texts:
+        assert export.to_json(export.from_json(s)) == s

@@ -133,7 +133,7 @@ def as_counts(v, what: str) -> list[float] | None:
     v = as_list(v, what)
     if not all(not isinstance(x, bool) and isinstance(x, numbers.Real) and math.isfinite(x) and x >= 0 for x in v):
         raise ValueError(f"{what} must be a list of non-negative numbers")
-    return [int(x) if float(x).is_integer() else float(x) for x in v]
+    return [int(x) if isinstance(x, numbers.Integral) else float(x) for x in v]
 
 
 def as_str_list(v, what: str) -> list[str]:
