@@ -224,3 +224,24 @@ def test_weighted_class_counts_keep_their_type_through_a_round_trip():
     assert "0.0" in texts[0]
     for s in texts:
         assert export.to_json(export.from_json(s)) == s
+
+
+def test_class_counts_must_hold_one_value_per_class():
+    rl = {"model": "RuleList", "default_prediction": 0, "label_names": ["n", "p"], "feature_names": ["a"],
+          "rules": [{"antecedent": 0, "name": "a", "prediction": 1, "features": [0], "negated": [False],
+                     "class_counts": [1, 5]}], "default_class_counts": [4, 1]}
+    tree = {"model": "Tree", "feature_names": ["a"], "classes": ["n", "p"], "feature": 0,
+            "true": {"prediction": "p", "class_counts": [1, 2]}, "false": {"prediction": "n", "class_counts": [4, 0]}}
+    assert export.from_dict(rl).to_dict() and export.from_dict(tree).to_dict()
+    places = [(rl, lambda d: d["rules"][0], "class_counts"), (rl, lambda d: d, "default_class_counts"),
+              (tree, lambda d: d["true"], "class_counts")]
+    for bad in ([1, 2, 3], [7]):
+        for d, place, key in places:
+            m = copy.deepcopy(d)
+            place(m)[key] = bad
+            with pytest.raises(ValueError, match=r"class_counts must hold 2 values \(one per class\)"):
+                export.from_dict(m)
+    ragged = {**tree, "classes": None, "true": {"prediction": 1, "class_counts": [1, 2, 3]},
+              "false": {"prediction": 0, "class_counts": [4, 0]}}
+    with pytest.raises(ValueError, match="class_counts must hold 3 values"):
+        export.from_dict(ragged)

@@ -126,13 +126,16 @@ def as_list(v, what: str) -> list:
     return v
 
 
-def as_counts(v, what: str) -> list[float] | None:
-    """Class counts (non-negative numbers, one per class) or None where a model does not store them."""
+def as_counts(v, what: str, n_classes: int | None = None) -> list[float] | None:
+    """Class counts (non-negative numbers, one per class: ``n_classes`` where given) or None where a model does not
+    store them."""
     if v is None:
         return None
     v = as_list(v, what)
     if not all(not isinstance(x, bool) and isinstance(x, numbers.Real) and math.isfinite(x) and x >= 0 for x in v):
         raise ValueError(f"{what} must be a list of non-negative numbers")
+    if n_classes is not None and len(v) != n_classes:
+        raise ValueError(f"{what} must hold {n_classes} values (one per class), got {len(v)}")
     return [int(x) if isinstance(x, numbers.Integral) else float(x) for x in v]
 
 

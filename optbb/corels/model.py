@@ -165,7 +165,7 @@ class RuleList(JsonForm):
                               as_int(r["prediction"], f"{what} prediction", 0, top),
                               as_int(r.get("n_captured", 0), f"{what} n_captured", 0),
                               as_int(r.get("n_correct", 0), f"{what} n_correct", 0), feats, neg,
-                              as_counts(r.get("class_counts"), f"{what} class_counts")))
+                              as_counts(r.get("class_counts"), f"{what} class_counts", len(labels))))
         meta = d.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError("meta must be an object")
@@ -174,7 +174,7 @@ class RuleList(JsonForm):
                    as_int(d.get("default_correct", 0), "default_correct", 0),
                    as_int(d.get("n_samples", 0), "n_samples", 0), as_float(d.get("objective"), "objective"),
                    as_float(d.get("regularization"), "regularization"), meta, names,
-                   as_counts(d.get("default_class_counts"), "default_class_counts"))
+                   as_counts(d.get("default_class_counts"), "default_class_counts", len(labels)))
 
     def to_latex(self) -> str:
         """``algorithmic`` environment, as the C++ CORELS ``-L`` option writes it."""
