@@ -245,3 +245,21 @@ def test_class_counts_must_hold_one_value_per_class():
               "false": {"prediction": 0, "class_counts": [4, 0]}}
     with pytest.raises(ValueError, match="class_counts must hold 3 values"):
         export.from_dict(ragged)
+
+
+@pytest.mark.parametrize("name", ["corels", "osdt", "frl"])
+def test_models_read_from_json_refuse_raw_features_they_cannot_read(fitted, name):
+    X, _, ests = fitted
+    model = export.from_json(model_of(ests[name]).to_json())
+    A = np.asarray(X)
+    two = A.copy()
+    two[3, 2] = 2
+    for bad, match in ((A[:, :4], r"X must have 5 feature columns, got shape \(120, 4\)"),
+                       (np.hstack([A, A[:, :1]]), r"X must have 5 feature columns, got shape \(120, 6\)"),
+                       (A[0], r"X must have 5 feature columns, got shape \(5,\)"),
+                       (two, r"X is not binary: value .*2.* at index \(3, 2\)")):
+        with pytest.raises(ValueError, match=match):
+            raw_predict(model, bad)
+    if not isinstance(model, RuleList):
+        with pytest.raises(ValueError, match="X is not binary"):
+            model.predict_proba(np.where(A == 1, np.nan, A))

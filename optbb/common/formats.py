@@ -102,6 +102,21 @@ def first_match(hits, n: int) -> np.ndarray:
     return out
 
 
+def binary_rows(X, n_features: int | None) -> np.ndarray:
+    """``X`` as a 2-D array of raw 0/1 features with ``n_features`` columns (any number when None), or a ValueError
+    naming what is wrong with it."""
+    X = np.asarray(X)
+    if n_features is not None and (X.ndim != 2 or X.shape[1] != n_features):
+        raise ValueError(f"X must have {n_features} feature columns, got shape {X.shape}")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (samples x features), got shape {X.shape}")
+    bad = (X != 0) & (X != 1)
+    if np.any(bad):
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(f"X is not binary: value {X[idx]!r} at index {idx}; expected only 0 and 1")
+    return X
+
+
 def as_int(v, what: str, lo: int | None = None, hi: int | None = None) -> int:
     """An integer field (``True`` and ``2.5`` refused), in ``[lo, hi]`` where given."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):

@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_list, as_str_list, dot_chain, first_match,
-                              latex_chain, latex_escape, literals, plain, reader)
+from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_list, as_str_list, binary_rows, dot_chain,
+                              first_match, latex_chain, latex_escape, literals, plain, reader)
 from ..common.mining import Antecedent
 from ..common.proba import binary_counts, smoothed_probabilities
 
@@ -75,9 +75,7 @@ class RuleList(JsonForm):
     def predict_features(self, X) -> np.ndarray:
         """Labels (class indices) for the rows of a raw 0/1 feature matrix (columns in the order of
         ``feature_names``)."""
-        X = np.asarray(X)
-        if X.ndim != 2 or X.shape[1] != len(self.feature_names):
-            raise ValueError(f"X must have {len(self.feature_names)} feature columns, got shape {X.shape}")
+        X = binary_rows(X, len(self.feature_names))
         if any(not r.features for r in self.rules):
             raise ValueError("this rule list does not know its antecedents' literals (an old JSON file?)")
         return self._labels()[first_match((r.evaluate(X) for r in self.rules), X.shape[0])]

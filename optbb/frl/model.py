@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..common.formats import (JsonForm, as_float, as_int, as_list, as_str_list, dot_chain, first_match, latex_chain,
-                              literals, plain, reader)
+from ..common.formats import (JsonForm, as_float, as_int, as_list, as_str_list, binary_rows, dot_chain, first_match,
+                              latex_chain, literals, plain, reader)
 from ..common.mining import Antecedent
 
 
@@ -59,7 +59,7 @@ class FallingRuleList(JsonForm):
 
     def capture(self, X) -> np.ndarray:
         """``capt(x, d)``: index of the first rule each row satisfies (``len(self)`` for the else clause)."""
-        X = np.asarray(X)
+        X = binary_rows(X, len(self.feature_names) or None)
         return first_match((a.evaluate(X).astype(bool) for a in self.antecedents), X.shape[0])
 
     def rule_probability(self, X) -> np.ndarray:

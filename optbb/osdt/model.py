@@ -10,7 +10,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..common.formats import JsonForm, as_counts, as_int, as_list, as_str_list, dot_escape, latex_escape, plain, reader
+from ..common.formats import (JsonForm, as_counts, as_int, as_list, as_str_list, binary_rows, dot_escape, latex_escape,
+                              plain, reader)
 from ..common.proba import binary_counts, smoothed_probabilities
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
@@ -56,7 +57,7 @@ class Tree(JsonForm):
     # -- prediction ---------------------------------------------------------------------------------------------
     def leaf_index(self, X) -> np.ndarray:
         """Index of the leaf capturing each row of a 0/1 matrix (-1 if none, which cannot happen for a tree)."""
-        X = np.asarray(X)
+        X = binary_rows(X, len(self.feature_names) or None)
         out = np.full(X.shape[0], -1, dtype=np.int64)
         for k, leaf in enumerate(self.leaves):
             hit = np.ones(X.shape[0], dtype=bool)
