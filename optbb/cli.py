@@ -162,14 +162,26 @@ def _report(title: str, result, model, args) -> int:
 
     _print_result(title, result, model.text())
     if args.trace:
-        result.trace.to_csv(args.trace, index=False)
+        with _writing(args.trace):
+            result.trace.to_csv(args.trace, index=False)
         print(f"trace written to {args.trace}")
     for flag, fn in (("json", export.to_json), ("latex", export.to_latex), ("dot", export.to_dot)):
         path = getattr(args, flag, None)
         if path:
-            Path(path).write_text(fn(model) + "\n")
+            with _writing(path):
+                Path(path).write_text(fn(model) + "\n")
             print(f"{flag} written to {path}")
     return _exit_code(result)
+
+
+@contextlib.contextmanager
+def _writing(path) -> Iterator[None]:
+    """Turn a failure to write an output file (a directory, no permission, a missing folder) into an InputError
+    naming the file."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def cmd_datasets(args) -> int:

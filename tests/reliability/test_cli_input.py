@@ -81,3 +81,10 @@ def test_cli_missing_file():
 def test_read_binary_csv_refuses_duplicate_header(tmp_path):
     with pytest.raises(ValueError, match="duplicate"):
         read_binary_csv(_csv(tmp_path, "a,a,y\n1,0,1\n0,1,0\n"))
+
+
+@pytest.mark.parametrize("flag", ["--json", "--latex", "--dot", "--trace"])
+def test_cli_output_file_that_cannot_be_written(tmp_path, flag):
+    code, out, err = _cli(["corels", _csv(tmp_path, GOOD_CSV), flag, str(tmp_path)])
+    assert code == 2 and f"{tmp_path}: cannot write: Is a directory" in err, err
+    assert "if ({" in out  # the model was printed before the export failed
