@@ -51,15 +51,15 @@ def _reading(spec) -> Iterator[None]:
         yield
     except InputError:
         raise
-    except IsADirectoryError:
-        raise InputError(f"{spec}: is a directory, not a data file") from None
+    except IsADirectoryError as exc:
+        raise InputError(f"{exc.filename or spec}: is a directory, not a data file") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{spec}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except (OSError, EOFError, zlib.error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         if isinstance(exc, (EOFError, zlib.error)) or "gzip" in reason.lower():
             reason = f"corrupt or truncated gzip data ({reason})"
-        raise InputError(f"{spec}: cannot read: {reason}") from None
+        raise InputError(f"{getattr(exc, 'filename', None) or spec}: cannot read: {reason}") from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
 

@@ -88,3 +88,14 @@ def test_cli_output_file_that_cannot_be_written(tmp_path, flag):
     code, out, err = _cli(["corels", _csv(tmp_path, GOOD_CSV), flag, str(tmp_path)])
     assert code == 2 and f"{tmp_path}: cannot write: Is a directory" in err, err
     assert "if ({" in out  # the model was printed before the export failed
+
+
+def test_cli_unreadable_label_file_is_the_file_named(tmp_path):
+    out = tmp_path / "d.out"
+    out.write_text("{a} 1 0 1 0\n{b} 0 0 1 1\n")
+    missing, folder = tmp_path / "none.label", tmp_path / "folder"
+    folder.mkdir()
+    code, _, err = _cli(["corels", str(out), "--label", str(missing)])
+    assert code == 2 and f"{missing}: cannot read: No such file or directory" in err, err
+    code, _, err = _cli(["corels", str(out), "--label", str(folder)])
+    assert code == 2 and f"{folder}: is a directory, not a data file" in err, err
