@@ -263,3 +263,12 @@ def test_models_read_from_json_refuse_raw_features_they_cannot_read(fitted, name
     if not isinstance(model, RuleList):
         with pytest.raises(ValueError, match="X is not binary"):
             model.predict_proba(np.where(A == 1, np.nan, A))
+
+
+def test_rule_list_json_with_more_classes_than_corels_reads_is_refused():
+    d = RuleList([], 0, tuple(str(j) for j in range(255))).to_dict()
+    assert len(export.from_dict(d).predict(np.zeros((2, 0)))) == 2
+    d["label_names"].append("255")
+    d["default_prediction"] = 255
+    with pytest.raises(ValueError, match="label_names must hold at most 255 names"):
+        export.from_dict(d)

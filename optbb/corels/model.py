@@ -152,6 +152,8 @@ class RuleList(JsonForm):
         labels = as_str_list(d["label_names"], "label_names")
         if len(labels) < 2:
             raise ValueError(f"label_names must hold at least two names, got {labels}")
+        if len(labels) > 255:
+            raise ValueError(f"label_names must hold at most 255 names (the classes CORELS reads), got {len(labels)}")
         top = len(labels) - 1
         rules = []
         for k, r in enumerate(as_list(d["rules"], "rules")):
