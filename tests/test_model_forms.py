@@ -272,3 +272,13 @@ def test_rule_list_json_with_more_classes_than_corels_reads_is_refused():
     d["default_prediction"] = 255
     with pytest.raises(ValueError, match="label_names must hold at most 255 names"):
         export.from_dict(d)
+
+
+def test_latex_conditions_are_text_inside_the_math():
+    from optbb.corels.model import Rule
+
+    rl = RuleList([Rule(0, "not age<=30", 1), Rule(1, "x_1>=2", 0)], 1)
+    tex = export.to_latex(rl)
+    assert r"\If {$(\text{not age$<$=30})$}" in tex and r"\ElsIf {$(\text{x\_1$>$=2})$}" in tex
+    tree = Tree([((0, 1),), ((0, 0),)], [1, 0], ["c<3"])
+    assert r"\If {$(\text{c$<$3})$}" in export.to_latex(tree)

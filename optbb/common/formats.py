@@ -187,11 +187,12 @@ def dot_escape(s) -> str:
 
 def latex_chain(conditions: list[str], outcomes: list[str], default: str) -> str:
     """``algorithmic`` environment ``\\If / \\ElsIf / \\Else`` (the C++ CORELS ``-L`` layout).  ``conditions`` are
-    plain names (escaped here); ``outcomes`` and ``default`` are LaTeX math already."""
+    plain names (escaped here and set as text in the math of the condition, so that ``age<=30`` or ``not a`` read as
+    written); ``outcomes`` and ``default`` are LaTeX math already."""
     lines = [r"\begin{algorithmic}", r"\normalsize"]
     for k, (cond, out) in enumerate(zip(conditions, outcomes)):
         keyword = r"\If" if k == 0 else r"\ElsIf"
-        lines.append(f"{keyword} {{$({latex_escape(cond)})$}}")
+        lines.append(f"{keyword} {{$(\\text{{{latex_escape(cond)}}})$}}")
         lines.append(rf"\State ${out}$")
     default_line = rf"\State ${default}$"
     lines += [r"\Else", default_line, r"\EndIf"] if conditions else [default_line]

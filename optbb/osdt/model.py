@@ -165,7 +165,7 @@ class Tree(JsonForm):
             if "prediction" in node:
                 lines.append(rf"\State $\text{{prediction}} = \text{{{latex_escape(node['prediction'])}}}$")
                 return
-            lines.append(f"\\If {{$({latex_escape(node['name'])})$}}")
+            lines.append(f"\\If {{$(\\text{{{latex_escape(node['name'])}}})$}}")
             rec(node["true"])
             lines.append(r"\Else")
             rec(node["false"])
