@@ -282,3 +282,9 @@ def test_latex_conditions_are_text_inside_the_math():
     assert r"\If {$(\text{not age$<$=30})$}" in tex and r"\ElsIf {$(\text{x\_1$>$=2})$}" in tex
     tree = Tree([((0, 1),), ((0, 0),)], [1, 0], ["c<3"])
     assert r"\If {$(\text{c$<$3})$}" in export.to_latex(tree)
+
+
+def test_latex_escapes_a_backslash_once():
+    tree = Tree([((0, 1),), ((0, 0),)], [1, 0], ["a\\b{c}"], classes=["50%", "x&y"])
+    tex = export.to_latex(tree)
+    assert r"\text{a\textbackslash{}b\{c\}}" in tex and r"\text{50\%}" in tex and r"\text{x\&y}" in tex

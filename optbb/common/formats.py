@@ -170,14 +170,15 @@ def literals(features, negated, n_features: int, what: str) -> tuple[tuple[int, 
     return feats, tuple(neg)
 
 
+LATEX_ESCAPES = str.maketrans({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                               "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\^{}", "<": r"$<$",
+                               ">": r"$>$"})
+
+
 def latex_escape(s) -> str:
-    """Escape the LaTeX special characters of a feature or label name."""
-    out = str(s)
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                 ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\^{}"),
-                 ("<", r"$<$"), (">", r"$>$")):
-        out = out.replace(a, b)
-    return out
+    """Escape the LaTeX special characters of a feature or label name (each character once: the braces of
+    ``\\textbackslash{}`` are not escaped again)."""
+    return str(s).translate(LATEX_ESCAPES)
 
 
 def dot_escape(s) -> str:
