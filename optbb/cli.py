@@ -1,15 +1,16 @@
 """The ``optbb`` command: demo, one subcommand per solver, bundled data sets.
 
 Exit codes: 0 = certified optimal (or, for FRL, the Monte-Carlo run completed), 2 = bad usage or bad input (one
-line naming the file or option and the problem), 3 = stopped at a limit (the printed model is the best found, not
-certified), 130 = interrupted by Ctrl-C (SIGINT), 141 = output pipe closed early (``optbb datasets | head -1``),
-143 = terminated by SIGTERM.  On SIGINT or SIGTERM during a search
-the best model so far is printed with its lower bound and gap before the exit.
+line naming the file or option and the problem; also an output that cannot be written, such as a full disk), 3 =
+stopped at a limit (the printed model is the best found, not certified), 130 = interrupted by Ctrl-C (SIGINT), 141 =
+output pipe closed early (``optbb datasets | head -1``), 143 = terminated by SIGTERM.  On SIGINT or SIGTERM during a
+search the best model so far is printed with its lower bound and gap before the exit.
 """
 from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import subprocess
@@ -343,6 +344,12 @@ def run() -> None:
     except BrokenPipeError:  # the reader of our output went away: no traceback, nothing more to write
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_PIPE
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"optbb: error: cannot write the output: {exc.strerror}", file=sys.stderr)
+        code = EXIT_INPUT
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     sys.exit(code)

@@ -128,3 +128,13 @@ def test_cli_reference_is_current():
         for action in sp._actions:
             for opt in action.option_strings:
                 assert opt in doc, (name, opt)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_to_a_full_disk_is_one_line_not_a_traceback():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "optbb", "datasets"], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=120)
+    assert proc.returncode == EXIT_INPUT, proc.stderr
+    assert proc.stderr == "optbb: error: cannot write the output: No space left on device\n"
