@@ -12,6 +12,7 @@ import pytest
 from optbb import export
 from optbb.common.data import from_arrays
 from optbb.corels import CorelsClassifier, RuleList
+from optbb.corels.model import Rule
 from optbb.corels import solve as corels_solve
 from optbb.frl import FallingRuleList, FRLClassifier, SoftFRLClassifier
 from optbb.osdt import OSDTClassifier, Tree
@@ -275,8 +276,6 @@ def test_rule_list_json_with_more_classes_than_corels_reads_is_refused():
 
 
 def test_latex_conditions_are_text_inside_the_math():
-    from optbb.corels.model import Rule
-
     rl = RuleList([Rule(0, "not age<=30", 1), Rule(1, "x_1>=2", 0)], 1)
     tex = export.to_latex(rl)
     assert r"\If {$(\text{not age$<$=30})$}" in tex and r"\ElsIf {$(\text{x\_1$>$=2})$}" in tex
@@ -288,3 +287,21 @@ def test_latex_escapes_a_backslash_once():
     tree = Tree([((0, 1),), ((0, 0),)], [1, 0], ["a\\b{c}"], classes=["50%", "x&y"])
     tex = export.to_latex(tree)
     assert r"\text{a\textbackslash{}b\{c\}}" in tex and r"\text{50\%}" in tex and r"\text{x\&y}" in tex
+
+
+def test_more_correct_or_misclassified_samples_than_captured_is_refused():
+    rl = RuleList([Rule(0, "a", 1, 5, 4, (0,), (False,))], 0, default_captured=3, default_correct=3,
+                  feature_names=["a"]).to_dict()
+    tree = Tree([((0, 1),), ((0, 0),)], [1, 0], ["a"], n_samples=[3, 4], errors=[3, 0]).to_dict()
+    for d in (rl, tree):
+        assert export.from_dict(d).to_dict() == d
+    for field, value, match in (("n_correct", 6, r"rule 0 n_correct must lie in \[0, 5\], got 6"),
+                                ("default_correct", 4, r"default_correct must lie in \[0, 3\], got 4")):
+        m = copy.deepcopy(rl)
+        (m["rules"][0] if field == "n_correct" else m)[field] = value
+        with pytest.raises(ValueError, match=match):
+            export.from_dict(m)
+    m = copy.deepcopy(tree)
+    m["true"]["errors"] = 4
+    with pytest.raises(ValueError, match="a leaf has more errors than samples"):
+        export.from_dict(m)

@@ -161,17 +161,17 @@ class RuleList(JsonForm):
             feats, neg = literals(r.get("features", []), r.get("negated", []), len(names), what)
             if not isinstance(r["name"], str):
                 raise ValueError(f"{what}: name must be a string")
+            captured = as_int(r.get("n_captured", 0), f"{what} n_captured", 0)
             rules.append(Rule(as_int(r["antecedent"], f"{what} antecedent", 0), r["name"],
-                              as_int(r["prediction"], f"{what} prediction", 0, top),
-                              as_int(r.get("n_captured", 0), f"{what} n_captured", 0),
-                              as_int(r.get("n_correct", 0), f"{what} n_correct", 0), feats, neg,
+                              as_int(r["prediction"], f"{what} prediction", 0, top), captured,
+                              as_int(r.get("n_correct", 0), f"{what} n_correct", 0, captured), feats, neg,
                               as_counts(r.get("class_counts"), f"{what} class_counts", len(labels))))
         meta = d.get("meta", {})
         if not isinstance(meta, dict):
             raise ValueError("meta must be an object")
-        return cls(rules, as_int(d["default_prediction"], "default_prediction", 0, top), tuple(labels),
-                   as_int(d.get("default_captured", 0), "default_captured", 0),
-                   as_int(d.get("default_correct", 0), "default_correct", 0),
+        captured = as_int(d.get("default_captured", 0), "default_captured", 0)
+        return cls(rules, as_int(d["default_prediction"], "default_prediction", 0, top), tuple(labels), captured,
+                   as_int(d.get("default_correct", 0), "default_correct", 0, captured),
                    as_int(d.get("n_samples", 0), "n_samples", 0), as_float(d.get("objective"), "objective"),
                    as_float(d.get("regularization"), "regularization"), meta, names,
                    as_counts(d.get("default_class_counts"), "default_class_counts", len(labels)))

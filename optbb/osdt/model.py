@@ -146,6 +146,8 @@ class Tree(JsonForm):
             _read_node(d, (), len(names), classes, leaves, preds, (counts, errors, per_class))
         if any(len(v) not in (0, len(leaves)) for v in (counts, errors, per_class)):
             raise ValueError("n_samples, errors and class_counts must be given for every leaf or for none")
+        if any(e > n for n, e in zip(counts, errors)):
+            raise ValueError("a leaf has more errors than samples")
         n_classes = len(classes) if classes is not None else len(per_class[0]) if per_class else 0
         if any(len(c) != n_classes for c in per_class):
             raise ValueError(f"class_counts must hold {n_classes} values (one per class) in every leaf")
