@@ -297,11 +297,11 @@ def read_corels(out_path: str | os.PathLike, label_path: str | os.PathLike,
 
 
 def open_text(path):
-    """A text file (UTF-8, universal newlines), gunzipped when its name ends in ``.gz``."""
+    """A text file (UTF-8, a byte-order mark skipped, universal newlines), gunzipped when its name ends in ``.gz``."""
     path = os.fspath(path)
     if path.endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8", newline=None)
-    return open(path, "r", encoding="utf-8", newline=None)
+        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8-sig", newline=None)
+    return open(path, "r", encoding="utf-8-sig", newline=None)
 
 
 def _read_bit_lines(path) -> tuple[list[str], list[np.ndarray]]:

@@ -67,3 +67,12 @@ def test_well_formed_corels_files_variants(tmp_path):
     z = np.zeros(6, dtype=np.uint8)
     minor.write_text("{group_minority} " + " ".join(map(str, z)))
     assert read_corels(out, label, minor).n_samples == 6
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
+    """Editors on Windows save UTF-8 with a byte-order mark; it must not become part of the first rule's name."""
+    out, label = tmp_path / "d.out", tmp_path / "d.label"
+    out.write_bytes(b"\xef\xbb\xbf" + "\n".join(GOOD_OUT).encode())
+    label.write_bytes(b"\xef\xbb\xbf" + "\n".join(GOOD_LABEL).encode())
+    data = read_corels(out, label)
+    assert data.feature_names == ["a", "b", "c"] and data.label_names == ("label=0", "label=1")
