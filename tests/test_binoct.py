@@ -50,6 +50,17 @@ def test_rbinoct_matches_brute_force(seed, lam):
     assert clf.lower_bound_ == pytest.approx(best, abs=1e-6)
 
 
+@pytest.mark.parametrize("lam", [1e-9, 1e-8])
+def test_rbinoct_tiny_regularization_counts_leaves(lam):
+    """A leaf penalty below HiGHS's tolerances still separates trees of equal errors: one leaf beats two."""
+    X, y = np.array([[0, 1], [0, 1], [1, 1]]), np.array([0, 1, 1])
+    best, _ = complete_brute_force(X, y, 2, lam)
+    clf = BinOCTClassifier(max_depth=2, regularization=lam).fit(X, y)
+    assert clf.status_ == "optimal"
+    assert clf.n_leaves_ == 1
+    assert clf.objective_ == pytest.approx(best, abs=1e-15)
+    assert clf.lower_bound_ <= clf.objective_ + 1e-15
+
 def test_rbinoct_equals_osdt_with_depth_limit():
     """RBinOCT's optimum is OSDT's optimum among trees of depth <= d (a shallower leaf is embedded by repeating a
     feature of its path; same-label siblings never help OSDT)."""

@@ -339,6 +339,16 @@ def mip_bytes_estimate(n_groups: int, n_features: int, depth: int, formulation: 
     return 64 * (routing + leaves + G * (1 << d) + F * (1 << d))
 
 
+def _exact_gap(lam_n: float, depth: int) -> float:
+    """An absolute MIP gap that certifies RBinOCT: 1e-7, or less than half of the smallest positive difference
+    ``|errors - errors' + lam_n (leaves - leaves')|`` between two trees of depth ``depth`` (``lam_n`` below 2e-7,
+    or ``lam_n`` times a number of leaves within 2e-7 of an integer)."""
+    multiples = lam_n * np.arange(1, 1 << depth)
+    distances = np.abs(multiples - np.round(multiples))
+    distances = distances[distances > 0]
+    return min(1e-7, 0.5 * float(distances.min())) if distances.size else 1e-7
+
+
 def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | None = None,
               time_limit: float | None = None, threads: int = 1, formulation: str = "binoct",
               initial_tree: str | None = "cart", verbose: int = 0, node_limit: int | None = None,
@@ -372,16 +382,18 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation)
     h = highspy.Highs()
     node_cap = None if node_limit is None else int(min(node_limit, 2 ** 31 - 1))
+    # HiGHS reads a reduced cost below its 1e-7 tolerance as 0: the costs are scaled so that a leaf costs >= 1
+    scale = max(1.0, 1.0 / lam_n) if lam_n else 1.0
     options = {"output_flag": bool(verbose), "threads": int(threads), "random_seed": 0,
                "time_limit": None if time_limit is None else float(time_limit), "mip_max_nodes": node_cap,
                # errors are integers: an absolute gap below 1 certifies BinOCT; RBinOCT needs an exact gap
-               "mip_rel_gap": 0.0, "mip_abs_gap": 1.0 - 1e-6 if regularization is None else 1e-7}
+               "mip_rel_gap": 0.0, "mip_abs_gap": 1.0 - 1e-6 if lam_n is None else _exact_gap(lam_n, depth) * scale}
     for option, value in options.items():
         if value is not None:  # None: no limit
             h.setOptionValue(option, value)
     nc = mdl.n_cols
     h.addVars(nc, lo, up)
-    h.changeColsCost(nc, np.arange(nc, dtype=np.int32), cost)
+    h.changeColsCost(nc, np.arange(nc, dtype=np.int32), cost * scale)
     ints = np.flatnonzero(integ).astype(np.int32)
     h.changeColsIntegrality(ints.size, ints, np.full(ints.size, highspy.HighsVarType.kInteger, dtype=np.uint8))
     h.addRows(rlo.size, rlo, rup, idx.size, starts, idx, val)
@@ -395,13 +407,13 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     status = _STATUS.get(str(h.getModelStatus()).split(".")[-1], h.modelStatusToString(h.getModelStatus()))
     if status == "solution_limit" and node_cap is not None and info.mip_node_count >= node_cap:
         status = "node_limit"  # HiGHS reports its node limit as a solution limit
-    report.update(status=status, mip_gap=float(info.mip_gap), mip_dual_bound=float(info.mip_dual_bound),
+    report.update(status=status, mip_gap=float(info.mip_gap), mip_dual_bound=float(info.mip_dual_bound) / scale,
                   mip_nodes=int(info.mip_node_count), n_rows=int(rlo.size), n_cols=int(nc), build_time=build_time,
                   solve_time=solve_time)
     if info.primal_solution_status >= 2:  # kSolutionStatusFeasible
         x = np.asarray(h.getSolution().col_value)
         report.update(features=x[:mdl.n_int * mdl.n_features].reshape(mdl.n_int, mdl.n_features).argmax(1).tolist(),
-                      mip_objective=float(info.objective_function_value), has_solution=True)
+                      mip_objective=float(info.objective_function_value) / scale, has_solution=True)
     return report
 
 
@@ -438,7 +450,8 @@ class BinOCTClassifier(LogOddsDecisionMixin, BinaryOnlyTagsMixin, ClassifierMixi
     ``feature_names_in_`` (DataFrame input only), ``report_`` (solver details).
 
     HiGHS stops BinOCT once the absolute gap is below one error (errors are integers) and RBinOCT at a gap of
-    1e-7, so "optimal" is a certificate in both cases.
+    1e-7, or below half the smallest difference of two objectives when that is smaller (a tiny ``regularization``),
+    so "optimal" is a certificate in both cases.
     """
 
     _parameter_constraints: dict = {
