@@ -22,7 +22,11 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         raise ValueError("sample_weight contains NaN or inf")
     if np.any(w < 0):
         raise ValueError("sample_weight contains negative values")
-    if w.sum() <= 0:
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not np.isfinite(total):
+        raise ValueError("sample_weight sums to more than the largest float: scale the weights down")
+    if total <= 0:
         raise ValueError("sample_weight sums to zero")
     return w
 

@@ -182,6 +182,7 @@ def _dataset_cases():
         "weight_length": (lambda: BinaryDataset(X, y, names, np.ones(39)), r"40 samples but sample_weight has 39"),
         "weight_nan": (lambda: BinaryDataset(X, y, names, np.where(y == 1, np.nan, 1.0)), r"NaN or inf"),
         "weight_zero": (lambda: BinaryDataset(X, y, names, np.zeros(40)), r"sums to zero"),
+        "weight_sum_overflows": (lambda: BinaryDataset(X, y, names, np.full(40, 1e308)), r"sums to more than"),
         "weight_matrix": (lambda: BinaryDataset(X, y, names, np.ones((20, 2))), r"sample_weight must be 1-D"),
         "label_column": (lambda: from_dataframe(pd.DataFrame(X, columns=names), label="z"),
                          r"label column 'z' not found"),
