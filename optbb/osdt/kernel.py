@@ -594,8 +594,6 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, w, st
                 return DONE
             if st[S_WORK] >= max_pops:
                 return CHUNK_END
-            if st[S_COUNT] >= ip[P_COUNTLIMIT]:
-                return COUNT_LIMIT
             need = st[S_NLEAVES] + 2 * en_s[hitem[0]] * n_features + 1
             if need > leaves.captured.shape[0] or 2 * need > ltable.keys.shape[0]:
                 st[S_NEED] = need
