@@ -9,7 +9,8 @@ time to the optimum, and the :class:`SearchResult` with one counter schema for e
 Step codes an engine returns: :data:`RUNNING` (a full chunk done), :data:`PAUSED` (stopped early, e.g. right after
 the incumbent improved: the chunk size is not adapted), :data:`DONE` (search exhausted: the status is the engine's
 ``exhausted_status``, OPTIMAL unless it says otherwise), :data:`NODE_LIMIT` (its node counter reached the limit),
-:data:`NEED_MEMORY` (arrays full: the driver calls ``grow``, under the memory cap).
+:data:`NEED_MEMORY` (arrays full: the driver calls ``grow``, under the memory cap).  A search stopped by a time, node
+or memory limit whose lower bound has reached its objective is certified all the same: its status is OPTIMAL.
 
 The clock (time limit, ``total_time``) starts after ``start`` and the loading of the kernels: ``step(0)`` (a chunk of
 no work, which every engine must accept) and ``lower_bound()``, or the engine's own ``load_kernels()`` when it has
@@ -38,6 +39,7 @@ CHUNK_SECONDS = 0.05   # aimed duration of one chunk: limits and Ctrl-C are noti
 MIN_CHUNK_SECONDS = 0.001
 MAX_WORK = 1 << 24
 FIRST_WORK = 16
+_LIMITS = (Status.TIME_LIMIT, Status.NODE_LIMIT, Status.MEMORY_LIMIT)
 
 
 class Engine(Protocol):
@@ -142,6 +144,8 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
     finally:  # a second Ctrl-C (KeyboardInterrupt from the guard) aborts, as documented
         progress.close()
     model, objective, lower, counters = engine.finish(status)
+    if status in _LIMITS and lower >= objective:  # the bound proves the model optimal though the search stopped
+        status = Status.OPTIMAL
     total = budget.elapsed()
     own = getattr(engine, "own_trace", None)
     frame = own() if own is not None else None

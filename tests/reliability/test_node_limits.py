@@ -34,3 +34,35 @@ def test_osdt_node_limit_is_exact(nodes, policy):
     assert r.status is Status.NODE_LIMIT
     assert r.counters["trees_evaluated"] == nodes
     assert 0 <= r.lower_bound <= r.objective
+
+
+def _small_noisy_data():
+    import numpy as np
+
+    from optbb.common.data import from_arrays
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, (50, 6))
+    y = ((X[:, 0] & X[:, 1]) | X[:, 2]).astype(int)
+    y[rng.random(50) < 0.1] ^= 1
+    return from_arrays(X, y)
+
+
+@pytest.mark.parametrize("solver", ["corels", "dp", "leaf_set"])
+def test_a_node_limit_the_whole_search_fits_in_certifies_its_optimum(solver):
+    """A node limit equal to the nodes the unlimited search uses is no limit: the search ends OPTIMAL with the same
+    objective (the leaf-set search stopped before popping more entries, and CORELS reported NODE_LIMIT with its
+    bound equal to its objective)."""
+    from optbb.osdt import solve as osdt_solve
+
+    data = _small_noisy_data()
+    if solver == "corels":
+        run = lambda **kw: corels_solve(data, 0.02, **kw)  # noqa: E731
+    else:
+        run = lambda **kw: osdt_solve(data, 0.02, search=solver, **kw)  # noqa: E731
+    full = run()
+    assert full.status is Status.OPTIMAL
+    n = full.counters["nodes"]
+    limited = run(node_limit=n)
+    assert limited.status is Status.OPTIMAL and limited.objective == full.objective
+    assert limited.lower_bound == limited.objective
