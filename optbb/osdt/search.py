@@ -39,6 +39,9 @@ _RENAMED = object()  # default of solve's former keyword warm_start
 
 def check_regularization(regularization) -> float:
     """Lambda of the OSDT objective, a number in (0, 1] (a leaf costs lambda), or a ValueError naming the problem."""
+    if isinstance(regularization, Real) and not isinstance(regularization, bool) and regularization == 0:
+        raise ValueError("regularization 0 (fewest errors, whatever the size) needs max_depth and search='dp'; "
+                         "without them, give a regularization in (0, 1]")
     return check_number("regularization", regularization, lo=0, hi=1, lo_open=True, caller="optbb.osdt.solve")
 
 
