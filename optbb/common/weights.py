@@ -10,9 +10,11 @@ import numpy as np
 
 
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
-    """``sample_weight`` as a new float64 vector of ``n_samples`` finite, non-negative weights, not all zero; a
-    ``ValueError`` naming the problem otherwise."""
+    """``sample_weight`` as a new float64 vector of ``n_samples`` finite, non-negative weights, not all zero (a
+    single number weighs every sample alike, as in scikit-learn); a ``ValueError`` naming the problem otherwise."""
     w = np.array(sample_weight, dtype=np.float64, copy=True)
+    if w.ndim == 0:
+        w = np.full(n_samples, w)
     if w.ndim > 2 or (w.ndim == 2 and w.shape[1] != 1):
         raise ValueError(f"sample_weight must be 1-D (one weight per sample), got shape {w.shape}")
     w = w.reshape(-1)

@@ -220,6 +220,17 @@ def test_sample_weight_matrix_is_refused(name):
     assert BAD_INPUT_ESTIMATORS[name]().fit(X, y, sample_weight=np.ones((40, 1))).predict(X).shape == (40,)
 
 
+@pytest.mark.parametrize("name", sorted(BAD_INPUT_ESTIMATORS))
+def test_a_single_number_as_sample_weight_weighs_every_sample_alike(name):
+    """As in scikit-learn: ``sample_weight=3`` weighs every sample alike, so the fit is as good as with unit
+    weights (an optimum of the same objective; a tie may pick another model); 0 weighs nothing."""
+    X, y = _good()
+    plain = BAD_INPUT_ESTIMATORS[name]().fit(X, y).score(X, y)
+    assert BAD_INPUT_ESTIMATORS[name]().fit(X, y, sample_weight=3).score(X, y) == plain
+    with pytest.raises(ValueError, match="zero"):
+        BAD_INPUT_ESTIMATORS[name]().fit(X, y, sample_weight=0)
+
+
 def test_from_arrays_takes_the_names_of_a_dataframe():
     X, y = _good()
     assert from_arrays(pd.DataFrame(X, columns=list("pqrs")), y).feature_names == ["p", "q", "r", "s"]
