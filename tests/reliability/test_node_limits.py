@@ -4,11 +4,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import corels_fold
+from optbb.common.data import from_arrays
 from optbb.common.result import Status
 from optbb.corels import POLICIES as CORELS_POLICIES
 from optbb.corels import solve as corels_solve
 
-from .support import CORELS_OPT_0005, HARD_CORELS, _tic_tac_toe, jit_only
+from .support import CORELS_OPT_0005, HARD_CORELS, _good, _tic_tac_toe, jit_only
 
 
 @jit_only
@@ -36,18 +37,6 @@ def test_osdt_node_limit_is_exact(nodes, policy):
     assert 0 <= r.lower_bound <= r.objective
 
 
-def _small_noisy_data():
-    import numpy as np
-
-    from optbb.common.data import from_arrays
-
-    rng = np.random.default_rng(5)
-    X = rng.integers(0, 2, (50, 6))
-    y = ((X[:, 0] & X[:, 1]) | X[:, 2]).astype(int)
-    y[rng.random(50) < 0.1] ^= 1
-    return from_arrays(X, y)
-
-
 @pytest.mark.parametrize("solver", ["corels", "dp", "leaf_set"])
 def test_a_node_limit_the_whole_search_fits_in_certifies_its_optimum(solver):
     """A node limit equal to the nodes the unlimited search uses is no limit: the search ends OPTIMAL with the same
@@ -55,7 +44,7 @@ def test_a_node_limit_the_whole_search_fits_in_certifies_its_optimum(solver):
     bound equal to its objective)."""
     from optbb.osdt import solve as osdt_solve
 
-    data = _small_noisy_data()
+    data = from_arrays(*_good())
     if solver == "corels":
         run = lambda **kw: corels_solve(data, 0.02, **kw)  # noqa: E731
     else:
