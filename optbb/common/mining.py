@@ -50,6 +50,10 @@ CHUNK_SECONDS = 0.05
 DENSE_BLOCK_CELLS = 1 << 23  # cells of the dense antecedent matrix built between two limit checks
 
 
+class NoAntecedents(ValueError):
+    """No antecedent passes the support filter (a complete mining that keeps nothing)."""
+
+
 @dataclass(frozen=True)
 class Antecedent:
     """A conjunction of literals: feature indices of the original data and their signs (True = negated)."""
@@ -402,7 +406,7 @@ class _Miner:
             bits = np.ascontiguousarray(self.kept_bits[:kept])
             mined_data = BinaryDataset.from_bits(bits, data.y, names, data.sample_weight, data.label_names, self.X)
         elif status is None and not allow_empty:
-            raise ValueError("no antecedent passes the support filter; lower min_support")
+            raise NoAntecedents("no antecedent passes the support filter; lower min_support")
         nbytes = self.final_bytes(kept) if mined_data is not None else kept * PY_BYTES + self.name_bytes
         table = AntecedentTable(self.kept_lits[:kept].copy(), self.card_ends, self.lit_feat, self.lit_neg_arr)
         return MinedAntecedents(mined_data, table, list(data.feature_names), status, elapsed, nbytes,

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Hidden, StrOptions
 
 from ..common.data import BinaryDataset, from_arrays
 from ..common.limits import Budget, Limits
-from ..common.mining import MinedAntecedents, class_support_threshold, load_kernels, mine_classwise
+from ..common.mining import MinedAntecedents, NoAntecedents, class_support_threshold, load_kernels, mine_classwise
 from ..common.result import Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
@@ -121,9 +121,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
             mined = mine_classwise(data, max_card=p["max_card"], min_support=p["min_support"],
                                    negations=bool(self.negations), dedupe=not self.keep_duplicates, budget=budget,
                                    weights=w)
-        except ValueError as err:
-            if not str(err).startswith("no antecedent passes the support filter"):
-                raise
+        except NoAntecedents:
             raise ValueError(f"{name}: no antecedent passes the support filter; lower min_class_support (now "
                              f"{p['min_support']}: an itemset must cover that fraction of the positive or of the "
                              "negative class)") from None
