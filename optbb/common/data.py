@@ -145,14 +145,14 @@ def check_binary_arrays(X, y, sample_weight=None, n_classes: int = 2):
         raise ValueError("X is empty: it has 0 samples")
     if X.shape[1] == 0:
         raise ValueError("X has 0 features")
-    _check_binary(X, "X")
+    check_binary(X, "X")
     y = _as_numeric(y, "y").reshape(-1) if np.ndim(y) else _as_numeric(y, "y")
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y.shape}")
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"length mismatch: X has {X.shape[0]} samples but y has {y.shape[0]}")
     if n_classes == 2:
-        _check_binary(y, "y")
+        check_binary(y, "y")
     else:
         _check_classes(y, n_classes)
     w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
@@ -189,7 +189,8 @@ def _check_classes(y: np.ndarray, k: int) -> None:
         raise ValueError(f"y must hold class indices 0 .. {k - 1} (one per label name): value {y[i]!r} at index {i}")
 
 
-def _check_binary(a: np.ndarray, name: str) -> None:
+def check_binary(a: np.ndarray, name: str) -> None:
+    """A ValueError naming the first value of ``a`` that is neither 0 nor 1."""
     bad = (a != 0) & (a != 1)
     if np.any(bad):
         idx = np.argwhere(bad)[0]

@@ -14,6 +14,8 @@ import numbers
 
 import numpy as np
 
+from .data import check_binary
+
 
 def plain(v):
     """JSON-safe Python value: numpy scalars and arrays to Python, tuples to lists, non-finite floats to None."""
@@ -110,10 +112,7 @@ def binary_rows(X, n_features: int | None) -> np.ndarray:
         raise ValueError(f"X must have {n_features} feature columns, got shape {X.shape}")
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (samples x features), got shape {X.shape}")
-    bad = (X != 0) & (X != 1)
-    if np.any(bad):
-        idx = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise ValueError(f"X is not binary: value {X[idx]!r} at index {idx}; expected only 0 and 1")
+    check_binary(X, "X")
     return X
 
 
