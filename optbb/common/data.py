@@ -19,6 +19,8 @@ from .bitset import pack, pack_rows, unpack, unpack_rows
 from .equivalence import equivalence_classes, minority_vector
 from .weights import check_sample_weight
 
+MAX_CLASSES = 255  # labels are stored as uint8
+
 
 @dataclass(eq=False)
 class BinaryDataset:
@@ -181,8 +183,8 @@ def _as_numeric(a, name: str) -> np.ndarray:
 
 
 def _check_classes(y: np.ndarray, k: int) -> None:
-    if k > 255:
-        raise ValueError(f"at most 255 classes are supported, got {k} label names")
+    if k > MAX_CLASSES:
+        raise ValueError(f"at most {MAX_CLASSES} classes are supported, got {k} label names")
     bad = (y != np.round(y)) | (y < 0) | (y >= k)
     if np.any(bad):
         i = int(np.argmax(bad))

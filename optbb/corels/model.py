@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..common.data import MAX_CLASSES
 from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_list, as_str_list, binary_rows, dot_chain,
                               first_match, latex_chain, latex_escape, literals, plain, reader)
 from ..common.mining import Antecedent
@@ -152,8 +153,9 @@ class RuleList(JsonForm):
         labels = as_str_list(d["label_names"], "label_names")
         if len(labels) < 2:
             raise ValueError(f"label_names must hold at least two names, got {labels}")
-        if len(labels) > 255:
-            raise ValueError(f"label_names must hold at most 255 names (the classes CORELS reads), got {len(labels)}")
+        if len(labels) > MAX_CLASSES:
+            raise ValueError(f"label_names must hold at most {MAX_CLASSES} names (the classes CORELS reads), got "
+                             f"{len(labels)}")
         top = len(labels) - 1
         rules = []
         for k, r in enumerate(as_list(d["rules"], "rules")):
