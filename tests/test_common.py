@@ -14,7 +14,7 @@ from optbb.common import growth
 from optbb.common.growth import GrowthStopped, grow
 from optbb.common.hashtable import ht_find, ht_put, new_table, rehash
 from optbb.common.mining import mine_antecedents
-from optbb.common.queue import heap_pop, heap_push
+from optbb.common.queue import heap_pop, heap_push, new_heap
 
 bits = st.integers(1, 300).flatmap(lambda n: arrays(np.uint8, (3, n), elements=st.integers(0, 1)))
 
@@ -113,15 +113,15 @@ def test_mining_warm_up_compiles_the_kernel_that_mining_runs():
 
 def test_heap_orders_by_key_then_insertion():
     n = 50
-    key, seq, item = np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    heap = new_heap(n)
     rng = np.random.default_rng(0)
     keys = rng.integers(0, 5, n).astype(float)
     size = 0
     for i, k in enumerate(keys):
-        size = heap_push(key, seq, item, size, k, i, i)
+        size = heap_push(heap, size, k, i, i)
     popped = []
     while size:
-        it, k, size = heap_pop(key, seq, item, size)
+        it, k, size = heap_pop(heap, size)
         popped.append(it)
     assert popped == sorted(range(n), key=lambda i: (keys[i], i))
 
@@ -131,13 +131,13 @@ def test_hashtable_find_put_rehash():
     keys = [np.array([i, i * 7], dtype=np.uint64) for i in range(6)]
     from optbb.common.bitset import hash_words
     for i, k in enumerate(keys):
-        slot = ht_find(table[0], table[1], table[2], k, hash_words(k))
+        slot = ht_find(table, k, hash_words(k))
         assert slot < 0
-        ht_put(*table, slot, k, hash_words(k), float(i), i)
+        ht_put(table, slot, k, hash_words(k), float(i), i)
     table = rehash(table, 64)
     for i, k in enumerate(keys):
-        slot = ht_find(table[0], table[1], table[2], k, hash_words(k))
-        assert slot >= 0 and table[4][slot] == i
+        slot = ht_find(table, k, hash_words(k))
+        assert slot >= 0 and table.ival[slot] == i
 
 
 def _filled_table(n_keys: int):
@@ -145,7 +145,7 @@ def _filled_table(n_keys: int):
     table = new_table(4 * n_keys, 2)
     keys = [np.array([i, i * 7 + 1], dtype=np.uint64) for i in range(n_keys)]
     for i, k in enumerate(keys):
-        ht_put(*table, ht_find(table[0], table[1], table[2], k, hash_words(k)), k, hash_words(k), float(i), i)
+        ht_put(table, ht_find(table, k, hash_words(k)), k, hash_words(k), float(i), i)
     return table, keys
 
 
@@ -185,8 +185,8 @@ def test_grow_and_rehash_stop_between_slices_and_leave_inputs_untouched(monkeypa
     grown = rehash(table, 2048, lambda: False)
     from optbb.common.bitset import hash_words
     for i, k in enumerate(keys):
-        slot = ht_find(grown[0], grown[1], grown[2], k, hash_words(k))
-        assert slot >= 0 and grown[4][slot] == i
+        slot = ht_find(grown, k, hash_words(k))
+        assert slot >= 0 and grown.ival[slot] == i
 
 
 def test_trace_samples_are_spaced_by_their_cost():

@@ -34,8 +34,10 @@ def new_table(capacity: int, key_words: int) -> HashTable:
 
 
 @njit(cache=True)
-def ht_find(keys, hashes, used, key, h):
-    """Slot holding ``key`` (hash ``h``), or ``-(free slot) - 1`` where it would go."""
+def ht_find(table, key, h):
+    """Slot holding ``key`` (hash ``h``), or ``-(free slot) - 1`` where it would go.  ``table`` is a
+    :class:`HashTable` or any named tuple with its fields (Numba compiles one version per type)."""
+    keys, hashes, used = table.keys, table.hashes, table.used
     mask = np.uint64(used.shape[0] - 1)
     slot = np.int64(h & mask)
     while used[slot]:
@@ -46,25 +48,27 @@ def ht_find(keys, hashes, used, key, h):
 
 
 @njit(cache=True)
-def ht_put(keys, hashes, used, fval, ival, slot, key, h, f, i):
+def ht_put(table, slot, key, h, f, i):
     """Write ``key -> (f, i)`` at a slot returned by :func:`ht_find` (negative = new entry)."""
     if slot < 0:
         slot = -slot - 1
-        used[slot] = True
-        hashes[slot] = h
+        table.used[slot] = True
+        table.hashes[slot] = h
+        keys = table.keys
         for w in range(key.shape[0]):  # a loop: a slice assignment compiles Numba's shape-error formatting
             keys[slot, w] = key[w]
-    fval[slot] = f
-    ival[slot] = i
+    table.fval[slot] = f
+    table.ival[slot] = i
     return slot
 
 
 @njit(cache=True)
-def _reinsert(keys, hashes, used, fval, ival, nkeys, nhashes, nused, nfval, nival, start, end):
+def _reinsert(table, new, start, end):
+    used, keys, hashes, fval, ival = table.used, table.keys, table.hashes, table.fval, table.ival
     for s in range(start, end):
         if used[s]:
-            slot = ht_find(nkeys, nhashes, nused, keys[s], hashes[s])
-            ht_put(nkeys, nhashes, nused, nfval, nival, slot, keys[s], hashes[s], fval[s], ival[s])
+            slot = ht_find(new, keys[s], hashes[s])
+            ht_put(new, slot, keys[s], hashes[s], fval[s], ival[s])
 
 
 def rehash(table: HashTable, new_capacity: int, stop: Stop = None) -> HashTable:
@@ -72,6 +76,5 @@ def rehash(table: HashTable, new_capacity: int, stop: Stop = None) -> HashTable:
     :class:`~optbb.common.growth.GrowthStopped` (``table`` untouched) once ``stop()`` is true."""
     new = new_table(new_capacity, table.keys.shape[1])
     for start, end in slices(table.used.shape[0], sum(row_bytes(a) for a in table), stop):
-        _reinsert(table.keys, table.hashes, table.used, table.fval, table.ival, new.keys, new.hashes, new.used,
-                  new.fval, new.ival, start, end)
+        _reinsert(table, new, start, end)
     return new

@@ -46,28 +46,31 @@ def policy_code(name: str, allowed) -> int:
 
 
 @njit(cache=True, inline="always")
-def _less(hkey, hseq, i, j):
-    return hkey[i] < hkey[j] or (hkey[i] == hkey[j] and hseq[i] < hseq[j])
+def _less(heap, i, j):
+    key, seq = heap.key, heap.seq
+    return key[i] < key[j] or (key[i] == key[j] and seq[i] < seq[j])
 
 
 @njit(cache=True, inline="always")
-def _swap(hkey, hseq, hitem, i, j):
-    hkey[i], hkey[j] = hkey[j], hkey[i]
-    hseq[i], hseq[j] = hseq[j], hseq[i]
-    hitem[i], hitem[j] = hitem[j], hitem[i]
+def _swap(heap, i, j):
+    key, seq, item = heap.key, heap.seq, heap.item
+    key[i], key[j] = key[j], key[i]
+    seq[i], seq[j] = seq[j], seq[i]
+    item[i], item[j] = item[j], item[i]
 
 
 @njit(cache=True)
-def heap_push(hkey, hseq, hitem, size, key, seq, item):
-    """Insert ``item`` with priority ``(key, seq)``; returns the new size (capacity must suffice)."""
+def heap_push(heap, size, key, seq, item):
+    """Insert ``item`` with priority ``(key, seq)`` into ``heap`` (a :class:`Heap`); returns the new size (capacity
+    must suffice)."""
     i = size
-    hkey[i] = key
-    hseq[i] = seq
-    hitem[i] = item
+    heap.key[i] = key
+    heap.seq[i] = seq
+    heap.item[i] = item
     while i > 0:
         parent = (i - 1) >> 1
-        if _less(hkey, hseq, i, parent):
-            _swap(hkey, hseq, hitem, i, parent)
+        if _less(heap, i, parent):
+            _swap(heap, i, parent)
             i = parent
         else:
             break
@@ -75,25 +78,26 @@ def heap_push(hkey, hseq, hitem, size, key, seq, item):
 
 
 @njit(cache=True)
-def _sift_down(hkey, hseq, hitem, size, i):
+def _sift_down(heap, size, i):
     while True:
         left = 2 * i + 1
         if left >= size:
             return
         best = left
         right = left + 1
-        if right < size and _less(hkey, hseq, right, left):
+        if right < size and _less(heap, right, left):
             best = right
-        if _less(hkey, hseq, best, i):
-            _swap(hkey, hseq, hitem, best, i)
+        if _less(heap, best, i):
+            _swap(heap, best, i)
             i = best
         else:
             return
 
 
 @njit(cache=True)
-def heap_pop(hkey, hseq, hitem, size):
+def heap_pop(heap, size):
     """Remove the minimum; returns ``(item, key, new_size)``.  ``size`` must be positive."""
+    hkey, hseq, hitem = heap.key, heap.seq, heap.item
     item = hitem[0]
     key = hkey[0]
     size -= 1
@@ -101,13 +105,12 @@ def heap_pop(hkey, hseq, hitem, size):
         hkey[0] = hkey[size]
         hseq[0] = hseq[size]
         hitem[0] = hitem[size]
-        _sift_down(hkey, hseq, hitem, size, 0)
+        _sift_down(heap, size, 0)
     return item, key, size
 
 
 @njit(cache=True)
-def heapify(hkey, hseq, hitem, size):
+def heapify(heap, size):
     """Restore the heap property over the first ``size`` entries (after a filtering pass)."""
     for i in range(size // 2 - 1, -1, -1):
-        _sift_down(hkey, hseq, hitem, size, i)
-
+        _sift_down(heap, size, i)

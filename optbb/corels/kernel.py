@@ -119,7 +119,7 @@ def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
 
 
 @njit(cache=True)
-def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, hkey, hseq, hitem,
+def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, heap,
               mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions):
     """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped.
 
@@ -157,11 +157,11 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
         if st[S_HEAP_SIZE] == 0:
             return QUEUE_EMPTY
         free_slots = st[S_FREE_COUNT] + (T.shape[0] - st[S_HWM])
-        if free_slots < m or hkey.shape[0] - st[S_HEAP_SIZE] < m or \
+        if free_slots < m or heap.key.shape[0] - st[S_HEAP_SIZE] < m or \
                 (map_type != MAP_NONE and map_short(mindex, mhash, mpool, mfill, m,
                                                     key_len_bound(map_type, st[S_MAX_DEPTH], n_words))):
             return NEED_GROW
-        node, _, st[S_HEAP_SIZE] = heap_pop(hkey, hseq, hitem, st[S_HEAP_SIZE])
+        node, _, st[S_HEAP_SIZE] = heap_pop(heap, st[S_HEAP_SIZE])
         st[S_POPS] += 1
         depth = T[node, DEPTH]
         rc = fst[F_RC]
@@ -261,7 +261,7 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
             if st[S_LIVE] > st[S_MAX_LIVE]:
                 st[S_MAX_LIVE] = st[S_LIVE]
             pri = _priority(policy, lam, n, err_c, b0c, child_depth, n - (nu - nv), objective)
-            st[S_HEAP_SIZE] = heap_push(hkey, hseq, hitem, st[S_HEAP_SIZE], pri, st[S_SEQ], child)
+            st[S_HEAP_SIZE] = heap_push(heap, st[S_HEAP_SIZE], pri, st[S_SEQ], child)
             st[S_SEQ] += 1
             st[S_INSERTIONS] += 1
             if st[S_HEAP_SIZE] > st[S_MAX_HEAP]:
@@ -284,9 +284,10 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
 
 
 @njit(cache=True)
-def collect_garbage(T, TE, free_list, hkey, hseq, hitem, st, fst, n, lam, lookahead_on):
+def collect_garbage(T, TE, free_list, heap, st, fst, n, lam, lookahead_on):
     """Garbage collection after the incumbent improves (JMLR §5.5): drop queued prefixes whose bound reaches the
     incumbent or that descend from a dominated permutation, free their trie nodes, and re-heapify."""
+    hkey, hseq, hitem = heap.key, heap.seq, heap.item
     rc = fst[F_RC]
     kept = 0
     for i in range(st[S_HEAP_SIZE]):
@@ -299,7 +300,7 @@ def collect_garbage(T, TE, free_list, hkey, hseq, hitem, st, fst, n, lam, lookah
         hitem[kept] = node
         kept += 1
     st[S_HEAP_SIZE] = kept
-    heapify(hkey, hseq, hitem, kept)
+    heapify(heap, kept)
 
 
 @njit(cache=True)

@@ -115,7 +115,7 @@ class CorelsEngine:
         if self.node_limit is not None:
             work = min(work, self.node_limit - int(self.st[K.S_EVALUATED]))
         code = K.run_chunk(self.rules, self.k_bits, self.y1, self.z, self.weights, self.n, self.lam,
-                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, *self.heap,
+                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, self.heap,
                            *self.map.arrays(), self.st, self.fst, self.best_prefix, work)
         if self.st[K.S_IMPROVED]:
             self.gc_pending = True
@@ -148,7 +148,7 @@ class CorelsEngine:
                                          self.lookahead))
 
     def collect_garbage(self) -> None:
-        K.collect_garbage(self.T, self.TE, self.free_list, *self.heap, self.st, self.fst, self.n, self.lam,
+        K.collect_garbage(self.T, self.TE, self.free_list, self.heap, self.st, self.fst, self.n, self.lam,
                           self.lookahead)
         self.gc_pending = False
 

@@ -45,7 +45,7 @@ def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, k
     off = 0 if value == 1 else kw
     key_buf[off + (feature >> 6)] |= np.uint64(1) << np.uint64(feature & 63)
     h = hash_words(key_buf)
-    slot = ht_find(table.keys, table.hashes, table.used, key_buf, h)
+    slot = ht_find(table, key_buf, h)
     if slot >= 0:
         return table.ival[slot]
     lid = counts[0]
@@ -57,7 +57,7 @@ def leaf_lookup_or_create(parent, feature, value, data, leaves, table, counts, k
     for i in range(kw):
         dead_feat[lid, i] = dead_feat[parent, i]  # dead features are inherited (correct counts only shrink)
     _fill_leaf(lid, n, leaves.depth[parent] + 1, data, leaves, lam_n, support, equiv)
-    ht_put(table.keys, table.hashes, table.used, table.fval, table.ival, slot, key_buf, h, 0.0, lid)
+    ht_put(table, slot, key_buf, h, 0.0, lid)
     return lid
 
 
@@ -70,8 +70,8 @@ def init_root_leaf(data, leaves, table, counts, n_samples, lam_n, support, equiv
     _fill_leaf(0, n, 0, data, leaves, lam_n, support, equiv)
     key0 = leaves.key[0]
     h = hash_words(key0)
-    slot = ht_find(table.keys, table.hashes, table.used, key0, h)
-    ht_put(table.keys, table.hashes, table.used, table.fval, table.ival, slot, key0, h, 0.0, 0)
+    slot = ht_find(table, key0, h)
+    ht_put(table, slot, key0, h, 0.0, 0)
     counts[0] = 1
 
 

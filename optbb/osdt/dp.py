@@ -220,7 +220,7 @@ def _make_key(keybuf, S, d):
 def memo_find(memo, keybuf, S, d):
     """Entry id of subproblem ``(S, d)`` or -1."""
     h = _make_key(keybuf, S, d)
-    slot = ht_find(memo.keys, memo.hashes, memo.used, keybuf, h)
+    slot = ht_find(memo, keybuf, h)
     if slot >= 0:
         return memo.ival[slot]
     return -1
@@ -229,12 +229,12 @@ def memo_find(memo, keybuf, S, d):
 @njit(cache=True, inline="always")
 def _memo_insert(memo, st, keybuf, S, d, lb, ub):
     h = _make_key(keybuf, S, d)
-    slot = ht_find(memo.keys, memo.hashes, memo.used, keybuf, h)
+    slot = ht_find(memo, keybuf, h)
     if slot >= 0:
         return memo.ival[slot]
     eid = st[S_NENT]
     st[S_NENT] = eid + 1
-    ht_put(memo.keys, memo.hashes, memo.used, memo.fval, memo.ival, slot, keybuf, h, 0.0, eid)
+    ht_put(memo, slot, keybuf, h, 0.0, eid)
     memo.lb[eid] = lb
     memo.ub[eid] = ub
     memo.feat[eid] = -1

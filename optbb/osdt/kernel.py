@@ -315,7 +315,7 @@ def _push_entry(entries, heap, st, tree, mask_row, prune, lbnd, s, key):
     entries.prune[e] = prune
     entries.bound[e] = lbnd
     entries.n_split[e] = s
-    st[S_HEAP] = heap_push(heap.key, heap.seq, heap.item, st[S_HEAP], key, st[S_SEQ], e)
+    st[S_HEAP] = heap_push(heap, st[S_HEAP], key, st[S_SEQ], e)
     st[S_SEQ] += 1
     st[S_COUNT] += 1
     if st[S_HEAP] > st[S_MAXHEAP]:
@@ -598,7 +598,7 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, w, st
             if need > leaves.captured.shape[0] or 2 * need > ltable.keys.shape[0]:
                 st[S_NEED] = need
                 return NEED_LEAVES
-            item, _, st[S_HEAP] = heap_pop(hkey, hseq, hitem, st[S_HEAP])
+            item, _, st[S_HEAP] = heap_pop(heap, st[S_HEAP])
             st[S_WORK] += 1
             st[S_POPS] += 1
             if en_prune[item] >= fp[F_RC]:
