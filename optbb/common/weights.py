@@ -39,8 +39,10 @@ def combined_weights(y: np.ndarray, sample_weight: np.ndarray | None, class_weig
 
     ``y`` holds class indices ``0 .. len(classes) - 1``; ``class_weight`` is None, ``"balanced"`` (scikit-learn's
     ``n_samples / (n_classes * count)``, counted on ``sample_weight`` when given) or a dict ``{label: weight}``.
-    ``sample_weight`` has already been checked (finite, non-negative, not all zero).  Raises ``ValueError`` naming
-    ``name`` when the weights leave a single class or a dict names an unknown label.
+    ``sample_weight`` has already been checked (finite, non-negative, not all zero).  A dict may name labels that
+    ``y`` lacks (as in scikit-learn, e.g. a cross-validation fold without them): their weights are unused.  Raises
+    ``ValueError`` naming ``name`` when the weights leave a single class or a dict's weight is not a finite
+    non-negative number.
     """
     y = np.asarray(y, dtype=np.int64)
     w = np.ones(y.shape[0]) if sample_weight is None else np.array(sample_weight, dtype=np.float64, copy=True)
@@ -66,14 +68,12 @@ def _class_factors(y: np.ndarray, w: np.ndarray, class_weight, classes: np.ndarr
     factors = np.ones(k)
     index = {label: i for i, label in enumerate(classes.tolist())}
     for label, factor in class_weight.items():
-        key = label.item() if isinstance(label, np.generic) else label
-        if key not in index:
-            raise ValueError(f"{name}: class_weight names label {label!r}, which is not in y (classes: "
-                             f"{classes.tolist()})")
         if isinstance(factor, bool) or not isinstance(factor, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(factor) or factor < 0:
             raise ValueError(f"{name}: class_weight[{label!r}] must be a finite non-negative number, got {factor!r}")
-        factors[index[key]] = float(factor)
+        key = label.item() if isinstance(label, np.generic) else label
+        if key in index:  # a label absent from y (a cross-validation fold without it) weighs no sample
+            factors[index[key]] = float(factor)
     return factors
 
 
