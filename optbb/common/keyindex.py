@@ -87,8 +87,10 @@ def find_row(index, ehash, rows, key, h):
 
 
 @njit(cache=True)
-def find_pooled(index, ehash, eoff, pool, key, klen, h):
-    """Entry whose pooled key equals ``key[:klen]`` (hash ``h``), or ``-(free slot) - 1``."""
+def find_pooled(table, key, klen, h):
+    """Entry whose pooled key equals ``key[:klen]`` (hash ``h``), or ``-(free slot) - 1``; ``table`` is any named
+    tuple with the fields ``index``, ``ehash``, ``eoff`` and ``pool``."""
+    index, ehash, eoff, pool = table.index, table.ehash, table.eoff, table.pool
     mask = np.uint64(index.shape[0] - 1)
     slot = np.int64(h & mask)
     while True:

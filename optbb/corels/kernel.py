@@ -13,6 +13,8 @@ class) and once for weights (``TE`` float64: sums of weights over the captured s
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from ..common.jit import njit
 
@@ -30,11 +32,20 @@ from .trie import (DELETED, DEPTH, DONE, DPRED, E_B0, E_ERR, E_NCAP, LEAF, MAPSL
 S_HEAP_SIZE, S_SEQ, S_FREE_COUNT, S_HWM, S_LIVE, S_MAP_COUNT, S_BEST_LEN, S_LB_EVALS, S_INSERTIONS, S_EVALUATED, \
     S_POPS, S_MAX_HEAP, S_MAX_DEPTH, S_MAX_LIVE, S_IMPROVED, S_N_IMPROVE, S_DISCARDED = range(17)
 N_STATE = 17
-# fst (float64 state) slots: the incumbent objective
-F_RC = 0
-N_FSTATE = 1
-# cfg slots
+# fp (float64) slots: the incumbent objective (state) and lambda
+F_RC, F_LAM = range(2)
+N_FSTATE = 2
+# ip (int64 parameters) slots
 P_POLICY, P_MAP, P_SUPPORT, P_ACCURATE, P_LOOKAHEAD, P_EQUIV, P_PREFIXLEN = range(7)
+N_IPARAMS = 7
+# ``Data``: the antecedent bitsets ``rules`` (m, words), the class-1 bitset ``y1``, the equivalent-points minority
+# ``z``, the total amount ``n`` (sample count, or total weight) and ``tail_mask`` (the valid bits of the last word).
+# The class bitsets ``Y`` and the weights ``w`` are kernel arguments of their own: Numba leaves out the code for a
+# None only when the None is an argument's type, not a tuple field's.
+Data = namedtuple("Data", "rules y1 z n tail_mask")
+# ``Out``: what a chunk writes besides its state: ``amounts``, a (3, k) scratch matrix of class amounts (int64
+# counts, or float64 weights), and ``best_prefix``, the incumbent's antecedents (``st[S_BEST_LEN]`` of them).
+Out = namedtuple("Out", "amounts best_prefix")
 # return codes
 QUEUE_EMPTY, BUDGET_DONE, NEED_GROW, IMPROVED_STOP = range(4)
 
@@ -119,21 +130,26 @@ def _uncaptured(rules, prefix, depth, n_words, tail_mask, u):
 
 
 @njit(cache=True)
-def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_list, heap,
-              mindex, mhash, mfval, mival, moff, mpool, mfill, st, fst, best_prefix, max_expansions):
+def run_chunk(data, Y, w, trie, heap, smap, st, ip, fp, out, max_expansions):
     """Expand up to ``max_expansions`` queued prefixes; return a code telling Python why it stopped.
 
-    ``n`` is the sample count, or the total weight when ``w`` (per-sample weights) is given; ``amounts`` is a
-    ``(3, k)`` scratch matrix of class amounts (int64 counts, or float64 weights); ``y1`` is the class-1 bitset, and
-    ``Y`` (a bitset per class) is None for two classes without weights."""
+    ``data`` is a :data:`Data`, ``trie`` a :class:`~optbb.corels.trie.Trie`, ``heap`` the queue
+    (:class:`~optbb.common.queue.Heap`), ``smap`` the symmetry-aware map (:class:`~optbb.corels.maps.MapArrays`),
+    ``out`` an :data:`Out`; ``st``, ``ip``, ``fp`` hold the ``S_``, ``P_`` and ``F_`` slots.  ``Y`` (a bitset per
+    class) is None for two classes without weights, ``w`` (per-sample weights) None without weights; with ``w``
+    the amounts are weights and ``data.n`` the total weight."""
+    rules, y1, z, n, tail_mask = data.rules, data.y1, data.z, data.n, data.tail_mask
+    T, TE, free_list = trie.T, trie.TE, trie.free_list
+    amounts, best_prefix = out.amounts, out.best_prefix
     m, n_words = rules.shape
-    policy = cfg[P_POLICY]
-    map_type = cfg[P_MAP]
-    support_on = cfg[P_SUPPORT] != 0
-    accurate_on = cfg[P_ACCURATE] != 0
-    lookahead_on = cfg[P_LOOKAHEAD] != 0
-    equiv_on = cfg[P_EQUIV] != 0
-    prefixlen_on = cfg[P_PREFIXLEN] != 0
+    lam = fp[F_LAM]
+    policy = ip[P_POLICY]
+    map_type = ip[P_MAP]
+    support_on = ip[P_SUPPORT] != 0
+    accurate_on = ip[P_ACCURATE] != 0
+    lookahead_on = ip[P_LOOKAHEAD] != 0
+    equiv_on = ip[P_EQUIV] != 0
+    prefixlen_on = ip[P_PREFIXLEN] != 0
     threshold = lam * n
     extra = 1 if lookahead_on else 0
 
@@ -158,13 +174,12 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
             return QUEUE_EMPTY
         free_slots = st[S_FREE_COUNT] + (T.shape[0] - st[S_HWM])
         if free_slots < m or heap.key.shape[0] - st[S_HEAP_SIZE] < m or \
-                (map_type != MAP_NONE and map_short(mindex, mhash, mpool, mfill, m,
-                                                    key_len_bound(map_type, st[S_MAX_DEPTH], n_words))):
+                (map_type != MAP_NONE and map_short(smap, m, key_len_bound(map_type, st[S_MAX_DEPTH], n_words))):
             return NEED_GROW
         node, _, st[S_HEAP_SIZE] = heap_pop(heap, st[S_HEAP_SIZE])
         st[S_POPS] += 1
         depth = T[node, DEPTH]
-        rc = fst[F_RC]
+        rc = fp[F_RC]
         deleted = read_prefix(T, node, prefix)
         if deleted or node_lookahead(T, TE, node, n, lam, lookahead_on) >= rc or \
                 (prefixlen_on and lam * (depth + 1) >= rc):
@@ -207,7 +222,7 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
                 continue
             st[S_LB_EVALS] += 1
             err_c = err_p + rule_err
-            if objective_value(err_c, child_depth, n, lam) >= fst[F_RC]:  # Thm 1
+            if objective_value(err_c, child_depth, n, lam) >= fp[F_RC]:  # Thm 1
                 continue
             if Y is None:
                 dpred, derr = majority_errors(nu1 - c1, nu - nv)
@@ -216,8 +231,8 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
                     cd[j] = cu[j] - cc[j]
                 dpred, derr = majority_class(cd)
             objective = objective_value(err_c + derr, child_depth, n, lam)
-            if objective < fst[F_RC]:
-                fst[F_RC] = objective
+            if objective < fp[F_RC]:
+                fp[F_RC] = objective
                 for k in range(depth):
                     best_prefix[k] = prefix[k]
                 best_prefix[depth] = s
@@ -225,25 +240,24 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
                 st[S_N_IMPROVE] += 1
                 improved_here = True
             b0c = (zu - zc) if equiv_on else 0
-            if objective_value(err_c + b0c, child_depth + extra, n, lam) >= fst[F_RC]:  # Thm 20 + Lemma 2
+            if objective_value(err_c + b0c, child_depth + extra, n, lam) >= fp[F_RC]:  # Thm 20 + Lemma 2
                 continue
             slot = -1
             if map_type == MAP_PREFIX:  # Cor 16
                 klen = prefix_key(sp, depth, s, key)
-                slot = check_and_insert(T, mindex, mhash, mfval, mival, moff, mpool, mfill, key, klen,
-                                        np.float64(err_c), st, S_MAP_COUNT)
+                slot = check_and_insert(T, smap, key, klen, np.float64(err_c), st, S_MAP_COUNT)
                 if slot < 0:
                     continue
             elif map_type == MAP_CAPTURED:  # Thm 15
                 for i in range(n_words):
                     key[i] = u[i] & ~rules[s, i]
-                slot = check_and_insert(T, mindex, mhash, mfval, mival, moff, mpool, mfill, key, n_words,
-                                        objective_value(err_c, child_depth, n, lam), st, S_MAP_COUNT)
+                slot = check_and_insert(T, smap, key, n_words, objective_value(err_c, child_depth, n, lam), st,
+                                        S_MAP_COUNT)
                 if slot < 0:
                     continue
             child = alloc_node(T, free_list, st, S_FREE_COUNT, S_HWM)
             if slot >= 0:
-                mival[slot] = child
+                smap.ival[slot] = child
             T[child, PARENT] = node
             T[child, RULE] = s
             T[child, DEPTH] = child_depth
@@ -284,11 +298,13 @@ def run_chunk(rules, Y, y1, z, w, n, lam, tail_mask, cfg, T, TE, amounts, free_l
 
 
 @njit(cache=True)
-def collect_garbage(T, TE, free_list, heap, st, fst, n, lam, lookahead_on):
+def collect_garbage(data, trie, heap, st, ip, fp):
     """Garbage collection after the incumbent improves (JMLR §5.5): drop queued prefixes whose bound reaches the
     incumbent or that descend from a dominated permutation, free their trie nodes, and re-heapify."""
+    T, TE, free_list = trie.T, trie.TE, trie.free_list
     hkey, hseq, hitem = heap.key, heap.seq, heap.item
-    rc = fst[F_RC]
+    n, lam, lookahead_on = data.n, fp[F_LAM], ip[P_LOOKAHEAD] != 0
+    rc = fp[F_RC]
     kept = 0
     for i in range(st[S_HEAP_SIZE]):
         node = hitem[i]
@@ -314,9 +330,11 @@ def _deleted_on_path(T, node):
 
 
 @njit(cache=True)
-def queue_lower_bound(T, TE, hitem, st, fst, n, lam, lookahead_on):
+def queue_lower_bound(data, trie, heap, st, ip, fp):
     """Global lower bound on the optimum: min(R^c, min over live queued prefixes of their extension bound)."""
-    best = fst[F_RC]
+    T, TE, hitem = trie.T, trie.TE, heap.item
+    n, lam, lookahead_on = data.n, fp[F_LAM], ip[P_LOOKAHEAD] != 0
+    best = fp[F_RC]
     for i in range(st[S_HEAP_SIZE]):
         node = hitem[i]
         if T[node, DELETED] != 0:

@@ -18,6 +18,8 @@ equal-or-better prefix is already known) and must be dropped.  A dominated incum
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from ..common.jit import njit
 
@@ -30,7 +32,7 @@ MAP_NONE, MAP_PREFIX, MAP_CAPTURED = 0, 1, 2
 MAP_TYPES = {"none": MAP_NONE, "prefix": MAP_PREFIX, "captured": MAP_CAPTURED}
 
 # fill slots: entries used, pool words used
-F_ENTRIES, F_WORDS = 0, 1
+FILL_ENTRIES, FILL_WORDS = 0, 1
 ENTRY_BYTES = 8 + 8 + 8 + 8  # hash, value, node, key offset
 START_ENTRIES = 1024
 
@@ -45,11 +47,12 @@ def key_len_bound(map_type, max_depth, n_words):
 
 
 @njit(cache=True)
-def map_short(index, ehash, pool, fill, m, key_len):
-    """Whether the map lacks room for one more expansion: up to ``m`` new entries of ``key_len`` words each at an
-    index load of at most 1/2."""
-    return (2 * (fill[F_ENTRIES] + m) > index.shape[0] or fill[F_ENTRIES] + m > ehash.shape[0]
-            or fill[F_WORDS] + m * (key_len + 1) > pool.shape[0])
+def map_short(smap, m, key_len):
+    """Whether the map ``smap`` (:class:`MapArrays`) lacks room for one more expansion: up to ``m`` new entries of
+    ``key_len`` words each at an index load of at most 1/2."""
+    fill = smap.fill
+    return (2 * (fill[FILL_ENTRIES] + m) > smap.index.shape[0] or fill[FILL_ENTRIES] + m > smap.ehash.shape[0]
+            or fill[FILL_WORDS] + m * (key_len + 1) > smap.pool.shape[0])
 
 
 @njit(cache=True)
@@ -81,14 +84,16 @@ def prefix_key(sp, depth, s, key):
 
 
 @njit(cache=True)
-def check_and_insert(T, index, ehash, fval, ival, eoff, pool, fill, key, klen, value, st, MAP_COUNT):
-    """Algorithm 6 without the trie/queue insertion: returns the entry for the new node, or -1 if dominated.
+def check_and_insert(T, smap, key, klen, value, st, MAP_COUNT):
+    """Algorithm 6 without the trie/queue insertion: returns the entry of map ``smap`` (:class:`MapArrays`) for
+    the new node, or -1 if dominated.
 
     ``value`` is compared with ``<``: ties keep the first-seen ordering, as in the reference.  The caller
     guarantees room (:func:`map_short` is false).
     """
+    index, ehash, fval, ival, eoff, pool, fill = smap
     h = hash_words(key[:klen])
-    e = find_pooled(index, ehash, eoff, pool, key, klen, h)
+    e = find_pooled(smap, key, klen, h)
     if e >= 0:
         if fval[e] <= value:
             return -1
@@ -96,20 +101,34 @@ def check_and_insert(T, index, ehash, fval, ival, eoff, pool, fill, key, klen, v
         if old >= 0 and T[old, STATE] != FREE and T[old, MAPSLOT] == e:
             T[old, DELETED] = 1
     else:
-        index_put(index, e, fill[F_ENTRIES])
-        e = fill[F_ENTRIES]
-        off = fill[F_WORDS]
+        index_put(index, e, fill[FILL_ENTRIES])
+        e = fill[FILL_ENTRIES]
+        off = fill[FILL_WORDS]
         pool[off] = np.uint64(klen)
         for i in range(klen):
             pool[off + 1 + i] = key[i]
         ehash[e] = h
         eoff[e] = off
-        fill[F_ENTRIES] += 1
-        fill[F_WORDS] += klen + 1
+        fill[FILL_ENTRIES] += 1
+        fill[FILL_WORDS] += klen + 1
         st[MAP_COUNT] += 1
     fval[e] = value
     ival[e] = -1
     return e
+
+
+class MapArrays(NamedTuple):
+    """The arrays of a symmetry-aware map as the kernels take them (one argument): the ``index`` of entry ids,
+    per entry its ``ehash``, value ``fval``, trie node ``ival`` and key offset ``eoff`` in ``pool``, and ``fill``
+    (entries and pool words used, slots ``FILL_*``)."""
+
+    index: np.ndarray
+    ehash: np.ndarray
+    fval: np.ndarray
+    ival: np.ndarray
+    eoff: np.ndarray
+    pool: np.ndarray
+    fill: np.ndarray
 
 
 class SymmetryMap:
@@ -127,24 +146,24 @@ class SymmetryMap:
         self.pool = np.zeros(pool_words, dtype=np.uint64)
         self.fill = np.zeros(2, dtype=np.int64)
 
-    def arrays(self) -> tuple:
-        return self.index, self.ehash, self.fval, self.ival, self.eoff, self.pool, self.fill
+    def arrays(self) -> MapArrays:
+        return MapArrays(self.index, self.ehash, self.fval, self.ival, self.eoff, self.pool, self.fill)
 
     def nbytes(self) -> int:
         return int(sum(a.nbytes for a in self.arrays()))
 
     @property
     def n_entries(self) -> int:
-        return int(self.fill[F_ENTRIES])
+        return int(self.fill[FILL_ENTRIES])
 
     def short(self, m: int, key_len: int) -> bool:
-        return self.map_type != MAP_NONE and bool(map_short(self.index, self.ehash, self.pool, self.fill, m, key_len))
+        return self.map_type != MAP_NONE and bool(map_short(self.arrays(), m, key_len))
 
     def _targets(self, m: int, key_len: int, doubled: bool) -> tuple[int, int, int]:
         """(index slots, entries, pool words) for one more expansion; ``doubled`` at least doubles what grows."""
         need_e = self.n_entries + m
         now = (self.index.shape[0], self.ehash.shape[0], self.pool.shape[0])
-        want = (index_capacity(need_e), need_e, int(self.fill[F_WORDS]) + m * (key_len + 1))
+        want = (index_capacity(need_e), need_e, int(self.fill[FILL_WORDS]) + m * (key_len + 1))
         return tuple(c if w <= c else max(w, 2 * c) if doubled else w for w, c in zip(want, now))
 
     def _added_bytes(self, targets: tuple[int, int, int]) -> int:

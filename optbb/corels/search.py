@@ -23,7 +23,7 @@ from ..common.weights import drop_zero_weights
 from . import kernel as K
 from .maps import MAP_TYPES, SymmetryMap, key_len_bound
 from .model import build_rule_list
-from .trie import E_B0, LEAF, MAPSLOT, PARENT, RULE, STATE, new_amounts, new_trie
+from .trie import E_B0, LEAF, MAPSLOT, PARENT, RULE, STATE, Trie, new_amounts, new_trie
 
 POLICIES = ("bfs", "curiosity", "lower_bound", "objective", "dfs")
 ABLATIONS = ("support", "accurate_support", "lookahead", "equivalent_points", "prefix_length")
@@ -73,12 +73,11 @@ class CorelsEngine:
         self.n = data.n_samples if self.weights is None else float(self.weights.sum())
         # a bitset per class, or None for two classes without weights (selects the kernel's popcount fast path)
         self.k_bits = None if self.weights is None and data.n_classes == 2 else Y
-        self.y1 = Y[1]
         rem = data.n_samples - (self.w - 1) * 64
-        self.tail_mask = np.uint64((1 << rem) - 1) if rem < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
-        self.cfg = np.array([policy, map_type, "support" not in ablation, "accurate_support" not in ablation,
-                             "lookahead" not in ablation, equiv, "prefix_length" not in ablation], dtype=np.int64)
-        self.lookahead = "lookahead" not in ablation
+        tail_mask = np.uint64((1 << rem) - 1) if rem < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+        self.kdata = K.Data(self.rules, Y[1], self.z, self.n, tail_mask)
+        self.ip = np.array([policy, map_type, "support" not in ablation, "accurate_support" not in ablation,
+                            "lookahead" not in ablation, equiv, "prefix_length" not in ablation], dtype=np.int64)
         self.map_type = map_type
         cap = max(1024, 8 * self.m)
         self.T = new_trie(cap)
@@ -89,7 +88,8 @@ class CorelsEngine:
         self.map = SymmetryMap(map_type)  # starts small: its size follows the entries inserted, not M^2
         self.best_prefix = np.zeros(self.m + 1, dtype=np.int64)
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
-        self.fst = np.zeros(K.N_FSTATE, dtype=np.float64)
+        self.fp = np.zeros(K.N_FSTATE, dtype=np.float64)
+        self.fp[K.F_LAM] = lam
         self.gc_pending = False  # the incumbent improved since the last garbage collection
         # a node's expansion scans every antecedent: with hundreds of thousands the first chunk is one node
         self.first_work = max(1, min(16, FIRST_CHUNK_WORDS // max(1, self.m * self.w)))
@@ -99,7 +99,7 @@ class CorelsEngine:
         # the default rule alone: the majority class (ties: the larger index), erring on the other classes
         # class amounts: sample counts (int64), or sums of the weights (float64, in sample order)
         _, root_err = majority_class(np.bincount(self.data.y, weights=self.weights, minlength=self.data.n_classes))
-        self.fst[K.F_RC] = root_err / self.n
+        self.fp[K.F_RC] = root_err / self.n
         # the root (empty prefix) queued alone with key 0; depth, errors, captured amount: 0 in the zeroed arrays
         self.T[0, [PARENT, RULE, MAPSLOT]] = -1
         self.T[0, STATE] = LEAF
@@ -114,9 +114,8 @@ class CorelsEngine:
             self.collect_garbage()
         if self.node_limit is not None:
             work = min(work, self.node_limit - int(self.st[K.S_EVALUATED]))
-        code = K.run_chunk(self.rules, self.k_bits, self.y1, self.z, self.weights, self.n, self.lam,
-                           self.tail_mask, self.cfg, self.T, self.TE, self.amounts, self.free_list, self.heap,
-                           *self.map.arrays(), self.st, self.fst, self.best_prefix, work)
+        code = K.run_chunk(self.kdata, self.k_bits, self.weights, self.trie, self.heap, self.map.arrays(), self.st,
+                           self.ip, self.fp, K.Out(self.amounts, self.best_prefix), work)
         if self.st[K.S_IMPROVED]:
             self.gc_pending = True
         if code == K.QUEUE_EMPTY:
@@ -127,6 +126,10 @@ class CorelsEngine:
             return driver.NODE_LIMIT
         return driver.RUNNING if code == K.BUDGET_DONE else driver.PAUSED
 
+    @property
+    def trie(self) -> Trie:
+        return Trie(self.T, self.TE, self.free_list)
+
     def nodes(self) -> int:
         return int(self.st[K.S_EVALUATED])
 
@@ -135,7 +138,7 @@ class CorelsEngine:
                    + self.map.nbytes())
 
     def incumbent(self) -> float:
-        return float(self.fst[K.F_RC])
+        return float(self.fp[K.F_RC])
 
     def improvements(self) -> int:
         return int(self.st[K.S_N_IMPROVE])
@@ -144,12 +147,10 @@ class CorelsEngine:
         return int(self.st[K.S_HEAP_SIZE])
 
     def lower_bound(self) -> float:
-        return float(K.queue_lower_bound(self.T, self.TE, self.heap.item, self.st, self.fst, self.n, self.lam,
-                                         self.lookahead))
+        return float(K.queue_lower_bound(self.kdata, self.trie, self.heap, self.st, self.ip, self.fp))
 
     def collect_garbage(self) -> None:
-        K.collect_garbage(self.T, self.TE, self.free_list, self.heap, self.st, self.fst, self.n, self.lam,
-                          self.lookahead)
+        K.collect_garbage(self.kdata, self.trie, self.heap, self.st, self.ip, self.fp)
         self.gc_pending = False
 
     def grow(self, cap_bytes: int | None, must_stop: Stop = None) -> bool:
@@ -195,7 +196,7 @@ class CorelsEngine:
         prefix = [int(a) for a in self.best_prefix[: st[K.S_BEST_LEN]]]
         model = build_rule_list(data.X, data.y, prefix, data.feature_names, data.label_names, self.lam,
                                 data.sample_weight)
-        objective = float(self.fst[K.F_RC])
+        objective = float(self.fp[K.F_RC])
         lower = objective if status is Status.OPTIMAL else min(objective, self.lower_bound())
         counters = {name: int(st[slot]) for name, slot in COUNTER_SLOTS.items()}
         counters["max_prefix_length"] = int(st[K.S_MAX_DEPTH]) + 1 if st[K.S_EVALUATED] else 0

@@ -13,6 +13,8 @@ node is flagged, and its descendants are discarded when popped because an ancest
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from ..common.jit import njit
 
@@ -22,6 +24,15 @@ E_ERR, E_B0, E_NCAP = range(3)
 N_AMOUNTS = 3
 
 FREE, LEAF, DONE = 0, 1, 2
+
+
+class Trie(NamedTuple):
+    """The trie arrays (a named tuple: kernels take it as one argument): ``T``, ``TE`` and the stack of freed node
+    ids ``free_list``."""
+
+    T: np.ndarray
+    TE: np.ndarray
+    free_list: np.ndarray
 
 
 def new_trie(capacity: int) -> np.ndarray:
