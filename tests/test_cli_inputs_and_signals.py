@@ -85,20 +85,20 @@ HARD = {
 
 
 CHILD = """
-import os, signal, sys, threading
+import os, signal, sys
 from optbb.cli import main, run
 args = {args!r}
 main(args[:-2] + ["--time-limit", "0.5"])  # load or compile the kernels first: the signal must land in the search
 print("=== the run", flush=True)
-from optbb.common.limits import InterruptGuard
-enter = InterruptGuard.__enter__
-timers = []
-def enter_and_arm(self):  # one SIGTERM, 2 s after the first guard (mining's, else the search's): in the search
-    if not timers:  # a second SIGTERM would abort at once, as documented, with no model printed
-        timers.append(threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGTERM)))
-        timers[0].start()
-    return enter(self)
-InterruptGuard.__enter__ = enter_and_arm
+import optbb.common.driver as driver
+class TermInSearch(driver.Progress):  # one SIGTERM from inside the search, after its first chunk (mining is over)
+    sent = False
+    def update(self, *a):
+        if not TermInSearch.sent:  # a second SIGTERM would abort at once, as documented, with no model printed
+            TermInSearch.sent = True
+            os.kill(os.getpid(), signal.SIGTERM)
+        super().update(*a)
+driver.Progress = TermInSearch
 sys.argv = ["optbb", *args]
 run()
 """

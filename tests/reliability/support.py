@@ -150,8 +150,42 @@ def _start_child(code: str, **env) -> subprocess.Popen:
                             stderr=subprocess.PIPE, text=True, cwd=REPO, env=_env(**env))
 
 
+# Child code that makes the next search say "READY" from inside itself, after its first chunk: the driver's progress
+# display is updated after every chunk.  A test that signals a running search waits for this line instead of
+# sleeping a fixed time, which is too short on a slow machine and too long on a fast one (the search may be over).
+READY_IN_SEARCH = """
+    import optbb.common.driver as _driver
+
+    class _ReadyInSearch(_driver.Progress):
+        said = False
+
+        def update(self, *args):
+            if not _ReadyInSearch.said:
+                _ReadyInSearch.said = True
+                print("READY", flush=True)
+            super().update(*args)
+
+    _driver.Progress = _ReadyInSearch
+"""
+
+
+def _random_binary(n: int, m: int, seed: int = 0) -> str:
+    """Child code binding ``X``, ``y`` and ``data``: ``n`` x ``m`` random 0/1 features and labels that depend on
+    four of them plus 20 % noise.  At small regularization no search over such data ends within minutes, and it
+    needs nothing beside the repository."""
+    return f"""
+        from optbb.common.data import from_arrays
+        _rng = np.random.default_rng({seed})
+        X = (_rng.random(({n}, {m})) < 0.5).astype(np.uint8)
+        y = (((X[:, 0] ^ X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (_rng.random({n}) < 0.2)).astype(np.uint8)
+        data = from_arrays(X, y)
+    """
+
+
 def _wait_ready(proc: subprocess.Popen) -> None:
     line = proc.stdout.readline()
+    if not line:  # end of stream: the child has ended or is ending; its error says why
+        proc.wait(timeout=60)
     assert line.startswith("READY"), (line, proc.stderr.read()[-3000:] if proc.poll() is not None else "")
 
 

@@ -17,51 +17,44 @@ from optbb.common.result import Status
 from optbb.corels import solve as corels_solve
 from twins.corels import rule_list_objective
 
-from .support import (CORELS_LOAD, CORELS_OPT_0005, FICO, HERE, KR_VS_KP, OSDT_COMPAS_OPT_0005, REPO,
-                      TIC_TAC_TOE_OPT_001, _code, _env, _parse, _start_child, _tic_tac_toe, _wait_ready, jit_only)
+from .support import (CORELS_LOAD, CORELS_OPT_0005, HERE, OSDT_COMPAS_OPT_0005, READY_IN_SEARCH, REPO,
+                      TIC_TAC_TOE_OPT_001, _code, _env, _parse, _random_binary, _start_child, _tic_tac_toe,
+                      _wait_ready, jit_only)
 
 
+# Each child compiles its kernels on a small warm-up, then runs a search that no machine ends within a minute; the
+# search itself prints READY after its first chunk (READY_IN_SEARCH), so the signal always lands in a running search.
 INTERRUPT_CHILDREN = {
     "corels": _code(CORELS_LOAD, """
         solve(data, 0.01, node_limit=5)
-        print("READY", flush=True)
+    """, READY_IN_SEARCH, """
         r = solve(data, 0.005, ablation=("equivalent_points",), time_limit=60, memory_limit="1G")
         report(r, n_rules=len(r.model))
     """),
-    "osdt": """
-        from optbb.common.data import read_osdt_csv
-        from optbb.datasets import load_osdt
+    "osdt": _code(_random_binary(1000, 30), """
         from optbb.osdt import solve
-        import pathlib
-        p = pathlib.Path({fico!r})
-        data = read_osdt_csv(p) if p.is_file() else load_osdt("tic-tac-toe")
         solve(data, 0.05, node_limit=10)
-        print("READY", flush=True)
+    """, READY_IN_SEARCH, """
         r = solve(data, 0.0005, time_limit=60, memory_limit="1G")
         report(r, n_leaves=r.model.n_leaves)
-    """.replace("{fico!r}", repr(str(FICO))),
-    "osdt-dp-deep": """
-        from optbb.datasets.dl import load_dl
-        from optbb.datasets import load_osdt
+    """),
+    "osdt-dp-deep": _code(_random_binary(2000, 40, seed=1), """
         from optbb.osdt import solve
-        import pathlib
-        p = pathlib.Path({kr!r})
-        data = load_dl(p) if p.is_file() else load_osdt("tic-tac-toe")
         solve(data, 1e-6, search="dp", max_depth=6, memory_limit=4 << 20, time_limit=60)
-        print("READY", flush=True)
+    """, READY_IN_SEARCH, """
         r = solve(data, 1e-6, search="dp", max_depth=6, time_limit=60, memory_limit="1G")
         report(r, n_leaves=r.model.n_leaves)
-    """.replace("{kr!r}", repr(str(KR_VS_KP))),
-    "frl": """
+    """),
+    "frl": _code("""
         from optbb.frl import FRLClassifier
         rng = np.random.default_rng(1)
         X = (rng.random((3000, 16)) < 0.35).astype(np.uint8)
         y = (rng.random(3000) < 0.3).astype(np.uint8)
         FRLClassifier(n_iter=20, random_state=0, min_class_support=0.05).fit(X, y)
-        print("READY", flush=True)
+    """, READY_IN_SEARCH, """
         est = FRLClassifier(n_iter=10 ** 8, random_state=0, min_class_support=0.05, time_limit=60).fit(X, y)
         report(est.result_, n_rules=len(est.rule_list_.names))
-    """,
+    """),
 }
 
 
@@ -70,8 +63,7 @@ INTERRUPT_CHILDREN = {
 def test_ctrl_c_returns_best_model(solver):
     proc = _start_child(INTERRUPT_CHILDREN[solver])
     try:
-        _wait_ready(proc)
-        time.sleep(1.5)
+        _wait_ready(proc)  # said by the search after its first chunk: it is running now
         t_sig = time.time()
         os.kill(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=60)
@@ -82,7 +74,7 @@ def test_ctrl_c_returns_best_model(solver):
     latency = r["returned_at"] - t_sig
     print(f"{solver}: the search returned {latency:.3f} s after SIGINT (search time {r['total_time']:.2f} s)")
     assert r["status"] == "INTERRUPTED"
-    assert 1.0 < r["total_time"] < 10
+    assert 0 < r["total_time"] < 10
     assert latency < 1.0
     assert math.isfinite(r["objective"])
     if solver != "frl":
@@ -101,7 +93,6 @@ def test_second_ctrl_c_aborts(solver):
     proc = _start_child(_code(INTERRUPT_CHILDREN[solver], "time.sleep(30)\nprint('SURVIVED', flush=True)"))
     try:
         _wait_ready(proc)
-        time.sleep(1.5)
         os.kill(proc.pid, signal.SIGINT)
         first = proc.stdout.readline()
         assert first.startswith("RESULT"), (first, proc.stderr.read()[-2000:] if proc.poll() is not None else "")
@@ -273,7 +264,6 @@ def test_cli_ctrl_c_exit_code(n_signals):
         while not (seen and seen[-1].startswith("progress CORELS")):
             seen.append(proc.stderr.readline())
             assert seen[-1], (seen, proc.stdout.read())  # end of stream: the CLI ended before its search
-        time.sleep(1.0)
         os.kill(proc.pid, signal.SIGINT)
         if n_signals == 2:
             time.sleep(0.05)
