@@ -73,8 +73,10 @@ def span_equals(arena, off, key, klen):
 
 
 @njit(cache=True)
-def find_row(index, ehash, rows, key, h):
-    """Entry whose key (a row of ``rows``) equals ``key`` (hash ``h``), or ``-(free slot) - 1``."""
+def find_row(table, key, h):
+    """Entry whose key (a row of ``rows``) equals ``key`` (hash ``h``), or ``-(free slot) - 1``; ``table`` is any
+    named tuple with the fields ``index``, ``ehash`` and ``rows``."""
+    index, ehash, rows = table.index, table.ehash, table.rows
     mask = np.uint64(index.shape[0] - 1)
     slot = np.int64(h & mask)
     while True:

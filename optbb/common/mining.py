@@ -21,6 +21,7 @@ import gc
 import operator
 import time
 from bisect import bisect_right
+from collections import namedtuple
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -31,6 +32,7 @@ from .jit import njit
 
 from .bitset import hash_words, n_words, pack_rows, popcount64, unpack_rows, weight_and, weight_of
 from .data import BinaryDataset
+from .driver import next_work
 from .equivalence import minority_vector
 from .growth import GrowthStopped, grow
 from .keyindex import SLOT_BYTES, find_row, index_capacity, index_put, new_index, reindex
@@ -45,8 +47,7 @@ AND = ","
 PY_BYTES = 300
 DENSE_BYTES_PER_SAMPLE = 5
 START_KEPT = 1024
-MIN_CHUNK, MAX_CHUNK = 1 << 12, 1 << 26
-CHUNK_SECONDS = 0.05
+FIRST_CHUNK = 1 << 12  # conjunctions of the first chunk; the next ones: the search driver's rule (next_work)
 DENSE_BLOCK_CELLS = 1 << 23  # cells of the dense antecedent matrix built between two limit checks
 
 
@@ -162,6 +163,17 @@ CARD_DONE, CHUNK_DONE, NEED_ROOM = 0, 1, 2
 P_MODE, P_NUM, P_DEN, P_NPOS, P_NNEG, P_DEDUPE = range(6)
 # state: current level, candidates examined, kept antecedents, started
 S_LEVEL, S_EXAMINED, S_KEPT, S_STARTED = range(4)
+N_STATE = 4
+# ``Literals``: the bitset of each literal (``bits``, n_lits x words), its feature (``feat``) and the positive class
+# (``ypos``).  ``Cursor``: where the enumeration of one cardinality stands, the literals of the current conjunction
+# (``combo``, one per level; its length is the cardinality) and the bitsets of its prefixes (``partial``, level
+# ``k + 1`` = level ``k`` and literal ``combo[k]``).  ``Kept``: the kept antecedents, their bitsets (``rows``) and
+# literals (``lits``), and the de-duplication index over the rows (``index``, ``ehash``, see
+# :func:`~optbb.common.keyindex.find_row`).  The weights ``w`` are an argument of their own: Numba leaves out the
+# weighted counting for a None only when it is an argument's type.
+Literals = namedtuple("Literals", "bits feat ypos")
+Cursor = namedtuple("Cursor", "combo partial")
+Kept = namedtuple("Kept", "index ehash rows lits")
 
 
 @njit(cache=True, inline="always")
@@ -201,14 +213,17 @@ def _extensible(s, sp, ip, fp):
 
 
 @njit(cache=True)
-def mine_chunk(lits, lit_feat, ypos, ip, fp, card, combo, partial, state, max_work,
-               index, ehash, kept_bits, kept_lits, w=None):
-    """Continue the enumeration of ``card``-literal conjunctions where ``combo``/``partial``/``state`` left it, for
-    at most ``max_work`` conjunctions computed (partial ones included); kept ones go to row ``state[S_KEPT]`` of
-    ``kept_bits`` / ``kept_lits``.  Returns CARD_DONE, CHUNK_DONE, or NEED_ROOM (the kept arrays or the index are
-    full; the candidate is examined again on the next call).  Every return leaves ``combo[:k + 1]`` and
-    ``partial[:k + 1]`` consistent, so the next call resumes at the same conjunction.  ``w`` (per-sample weights,
-    optional) makes the support tests count weight instead of rows."""
+def mine_chunk(literals, w, ip, fp, cursor, state, kept, max_work):
+    """Continue the enumeration of ``card``-literal conjunctions (``card`` = ``len(cursor.combo)``) where
+    ``cursor`` and ``state`` left it, for at most ``max_work`` conjunctions computed (partial ones included); kept
+    ones go to row ``state[S_KEPT]`` of ``kept.rows`` / ``kept.lits``.  Returns CARD_DONE, CHUNK_DONE, or NEED_ROOM
+    (the kept arrays or the index are full; the candidate is examined again on the next call).  Every return leaves
+    ``combo[:k + 1]`` and ``partial[:k + 1]`` consistent, so the next call resumes at the same conjunction.  ``w``
+    (per-sample weights, or None) makes the support tests count weight instead of rows."""
+    lits, lit_feat, ypos = literals.bits, literals.feat, literals.ypos
+    combo, partial = cursor.combo, cursor.partial
+    index, ehash, kept_bits, kept_lits = kept.index, kept.ehash, kept.rows, kept.lits
+    card = combo.shape[0]
     n_lits, nw = lits.shape
     dedupe = ip[P_DEDUPE] != 0
     k = state[S_LEVEL]
@@ -256,7 +271,7 @@ def mine_chunk(lits, lit_feat, ypos, ip, fp, card, combo, partial, state, max_wo
             keep = True
             if dedupe:
                 h = hash_words(partial[k + 1])
-                found = find_row(index, ehash, kept_bits, partial[k + 1], h)
+                found = find_row(kept, partial[k + 1], h)
                 if found >= 0:
                     keep = False
                 else:
@@ -288,12 +303,12 @@ class _Miner:
         self.feature_names = list(data.feature_names)
         self.max_card = int(max_card)
         signs = (False, True) if negations else (False,)  # the literals: every feature, then every negation
-        self.lits = pack_rows(np.concatenate([1 - data.X.T if g else data.X.T for g in signs], axis=0))
+        lits = pack_rows(np.concatenate([1 - data.X.T if g else data.X.T for g in signs], axis=0))
         self.lit_feat = np.tile(np.arange(data.n_features, dtype=np.int64), len(signs))
         self.lit_neg_arr = np.repeat(np.array(signs, dtype=bool), data.n_features)
         self.lit_names = np.array([(NOT if g else "") + name for g in signs for name in self.feature_names],
                                   dtype=object)
-        self.ypos = pack_rows((data.y == 1).reshape(1, -1))[0]
+        self.literals = Literals(lits, self.lit_feat, pack_rows((data.y == 1).reshape(1, -1))[0])
         self.ip, self.fp = ip, fp
         self.budget = budget
         self.nw = n_words(self.n)
@@ -301,14 +316,14 @@ class _Miner:
         self.ehash = np.zeros(START_KEPT, dtype=np.uint64)
         self.kept_bits = np.zeros((START_KEPT, max(self.nw, 1)), dtype=np.uint64)
         self.kept_lits = np.zeros((START_KEPT, self.max_card), dtype=np.int32)
-        self.state = np.zeros(4, dtype=np.int64)
+        self.state = np.zeros(N_STATE, dtype=np.int64)
         self.card_ends: list[int] = []
         self.names: list[str] = []
         self.name_bytes = 0
         self.X: np.ndarray | None = None
 
     def array_bytes(self) -> int:
-        return int(self.lits.nbytes + self.index.nbytes + self.ehash.nbytes + self.kept_bits.nbytes
+        return int(self.literals.bits.nbytes + self.index.nbytes + self.ehash.nbytes + self.kept_bits.nbytes
                    + self.kept_lits.nbytes)
 
     def final_bytes(self, kept: int) -> int:
@@ -351,12 +366,11 @@ class _Miner:
 
     def run(self) -> Status | None:
         """Mine every cardinality in chunks; the limit that stopped the miner, or None when complete."""
-        chunk = MIN_CHUNK
+        chunk = FIRST_CHUNK
         with InterruptGuard() as guard:
             for card in range(1, self.max_card + 1):
-                combo = np.zeros(card, dtype=np.int64)
-                partial = np.zeros((card + 1, max(self.nw, 1)), dtype=np.uint64)
-                partial[0] = pack_rows(np.ones((1, self.n), dtype=np.uint8))[0]
+                cursor = Cursor(np.zeros(card, dtype=np.int64), np.zeros((card + 1, max(self.nw, 1)), dtype=np.uint64))
+                cursor.partial[0] = pack_rows(np.ones((1, self.n), dtype=np.uint8))[0]
                 self.state[S_STARTED] = self.state[S_LEVEL] = 0
                 while True:
                     status = self.limit_status(guard)
@@ -364,9 +378,8 @@ class _Miner:
                         return status
                     before = int(self.state[S_KEPT])
                     t0 = time.perf_counter()
-                    code = mine_chunk(self.lits, self.lit_feat, self.ypos, self.ip, self.fp, card, combo, partial,
-                                      self.state, chunk, self.index, self.ehash, self.kept_bits, self.kept_lits,
-                                      self.weights)
+                    kept = Kept(self.index, self.ehash, self.kept_bits, self.kept_lits)
+                    code = mine_chunk(self.literals, self.weights, self.ip, self.fp, cursor, self.state, kept, chunk)
                     self.materialise(before, int(self.state[S_KEPT]), card)
                     dt = time.perf_counter() - t0
                     if code == CARD_DONE:
@@ -379,7 +392,7 @@ class _Miner:
                         except GrowthStopped:
                             pass  # reported by the limit check at the top of the loop
                     else:
-                        chunk = _next_chunk(chunk, dt, self.budget)
+                        chunk = next_work(chunk, dt, self.budget.remaining_time())
             return self.build_dense(guard)
 
     def build_dense(self, guard: InterruptGuard) -> Status | None:
@@ -411,14 +424,6 @@ class _Miner:
         table = AntecedentTable(self.kept_lits[:kept].copy(), self.card_ends, self.lit_feat, self.lit_neg_arr)
         return MinedAntecedents(mined_data, table, list(data.feature_names), status, elapsed, nbytes,
                                 int(self.state[S_EXAMINED]))
-
-
-def _next_chunk(chunk: int, dt: float, budget: Budget) -> int:
-    """Candidates for the next chunk: about :data:`CHUNK_SECONDS` of work, never past the time limit."""
-    target = min(CHUNK_SECONDS, max(0.005, budget.remaining_time() / 4))
-    if dt <= 0:
-        return min(MAX_CHUNK, chunk * 4)
-    return int(max(MIN_CHUNK, min(MAX_CHUNK, chunk * 4, chunk * target / dt)))
 
 
 def _mine(data: BinaryDataset, max_card: int, negations: bool, dedupe: bool, ip: np.ndarray, fp: np.ndarray,
@@ -496,11 +501,12 @@ def load_kernels() -> None:
     """Compile (or load from Numba's cache) the mining kernels on a tiny input.  Callers run it before starting a
     limit's clock, so a fresh process does not charge the kernels' loading to its first time limit (the pure-Python
     miner this engine replaced had no such cost)."""
-    state = np.zeros(4, dtype=np.int64)
-    mine_chunk(np.zeros((1, 1), dtype=np.uint64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64),
-               np.zeros(6, dtype=np.int64), np.zeros(2, dtype=np.float64), 1, np.zeros(1, dtype=np.int64),
-               np.zeros((2, 1), dtype=np.uint64), state, 0, new_index(16), np.zeros(1, dtype=np.uint64),
-               np.zeros((1, 1), dtype=np.uint64), np.zeros((1, 1), dtype=np.int32), None)
+    literals = Literals(np.zeros((1, 1), dtype=np.uint64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.uint64))
+    cursor = Cursor(np.zeros(1, dtype=np.int64), np.zeros((2, 1), dtype=np.uint64))
+    kept = Kept(new_index(16), np.zeros(1, dtype=np.uint64), np.zeros((1, 1), dtype=np.uint64),
+                np.zeros((1, 1), dtype=np.int32))
+    mine_chunk(literals, None, np.zeros(6, dtype=np.int64), np.zeros(2, dtype=np.float64), cursor,
+               np.zeros(N_STATE, dtype=np.int64), kept, 0)
     reindex(np.zeros(1, dtype=np.uint64), 1, 16)
 
 
