@@ -110,13 +110,13 @@ def cmd_corels(args) -> int:
     from .corels.search import mine_and_solve
 
     data, is_antecedents = _load_binary(args.data, args.label)
-    options = (args.policy, args.map_type, tuple(args.ablation or ()), args.time_limit, args.node_limit,
-               args.memory_limit)
+    options = dict(policy=args.policy, map_type=args.map_type, ablation=tuple(args.ablation or ()),
+                   time_limit=args.time_limit, node_limit=args.node_limit, memory_limit=args.memory_limit)
     if is_antecedents:
-        result = solve(data, args.regularization, *options, verbose=args.verbose)
+        result = solve(data, args.regularization, **options, verbose=args.verbose)
     else:  # mining runs under the same limits as the search
         _, result = mine_and_solve(data, args.regularization, args.max_card, args.min_support, not args.no_negations,
-                                   *options, verbose=args.verbose)
+                                   **options, verbose=args.verbose)
     return _report(f"CORELS lambda={args.regularization} ({data.n_samples} samples, "
                    f"{result.counters['n_antecedents']} antecedents)", result, result.model, args)
 

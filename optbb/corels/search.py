@@ -204,9 +204,9 @@ class CorelsEngine:
         return model, objective, lower, counters
 
 
-def solve(data: BinaryDataset, regularization: float = 0.01, policy: str = "lower_bound", map_type: str = "prefix",
+def solve(data: BinaryDataset, regularization: float = 0.01, *, policy: str = "lower_bound", map_type: str = "prefix",
           ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
-          memory_limit: int | str | None = "auto", *, verbose: int = 0) -> SearchResult:
+          memory_limit: int | str | None = "auto", verbose: int = 0) -> SearchResult:
     """Certifiably optimal rule list over the antecedent columns of ``data`` (CORELS, Angelino et al. 2018).
 
     Minimises ``misclassification rate + regularization * (number of rules)``.  ``data.y`` may hold ``k >= 2``
@@ -219,7 +219,8 @@ def solve(data: BinaryDataset, regularization: float = 0.01, policy: str = "lowe
     ("support" = Thm 10, "accurate_support" = Thm 11, "lookahead" = Lemma 2, "equivalent_points" = Thm 20,
     "prefix_length" = Thm 4).  ``node_limit`` caps the number of prefixes expanded; ``memory_limit`` (bytes or a
     string like "2G"; default "auto", half of the physical memory; None for no cap) caps the trie, queue and
-    map.  The result's status says whether the model is certified.
+    map.  The options after ``regularization`` are keyword-only; a ``data`` that is not a :class:`BinaryDataset` is a
+    ``TypeError``.  The result's status says whether the model is certified.
     """
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
@@ -283,8 +284,9 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
             status = Status.MEMORY_LIMIT
         else:
             try:
-                result = solve(mined.data, lam, policy, map_type, ablation, rest_time, limits.node_limit,
-                               rest_memory, verbose=verbose)
+                result = solve(mined.data, lam, policy=policy, map_type=map_type, ablation=ablation,
+                               time_limit=rest_time, node_limit=limits.node_limit, memory_limit=rest_memory,
+                               verbose=verbose)
             except StartMemoryError:
                 status = Status.MEMORY_LIMIT
             else:
