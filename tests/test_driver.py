@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import signal
 import subprocess
@@ -17,9 +18,8 @@ from optbb import corels, frl, osdt
 from optbb.common import driver
 from optbb.common.data import from_arrays, read_corels
 from optbb.common.limits import MAX_NODES, Limits, auto_memory_limit, physical_memory
-from optbb.common.result import Status
+from optbb.common.result import COMMON_COUNTERS, Status
 
-COMMON = ("total_time", "time_to_optimum", "memory_bytes", "nodes", "kernel_load_time")
 OWN = {"corels": "nodes_evaluated", "osdt": "trees_evaluated", "osdt-dp": "subproblems_expanded", "frl": "iterations",
        "softfrl": "iterations"}
 
@@ -48,9 +48,11 @@ SOLVERS = ("corels", "osdt", "osdt-dp", "frl", "softfrl")
 def test_counter_schema(solver):
     r = _solve(solver, _data())
     c = r.counters
-    for key in COMMON + (OWN[solver],):
+    for key in COMMON_COUNTERS + (OWN[solver],):
         assert key in c, key
     assert c["nodes"] == c[OWN[solver]] > 0
+    assert all(isinstance(v, numbers.Number) for v in c.values()), "per-iteration series belong in result.series"
+    assert 0 <= c["improvements"] <= c["nodes"]
     assert 0 <= c["time_to_optimum"] <= c["total_time"]
     assert c["memory_bytes"] > 0
     assert math.isfinite(r.objective)

@@ -2,9 +2,9 @@
 
 A solver supplies an *engine* (:class:`Engine`): its arrays, a kernel step, a growth rule, a global lower bound and
 its own counters.  :func:`run_search` owns everything else: limits, Ctrl-C, chunk sizes, progress, trace, status,
-time to the optimum, and the :class:`SearchResult` with one counter schema for every solver: ``total_time``,
-``time_to_optimum``, ``memory_bytes`` (peak accounted bytes), ``nodes`` (what ``node_limit`` counts),
-``kernel_load_time`` (seconds compiling or loading kernels before the clock), plus the engine's own counters.
+time to the optimum, and the :class:`SearchResult` with one counter schema for every solver: the
+:data:`~optbb.common.result.COMMON_COUNTERS` (``nodes``, ``improvements``, ``total_time``, ``time_to_optimum``,
+``memory_bytes``, ``kernel_load_time``), plus the engine's own counters.
 
 Step codes an engine returns: :data:`RUNNING` (a full chunk done), :data:`PAUSED` (stopped early, e.g. right after
 the incumbent improved: the chunk size is not adapted), :data:`DONE` (search exhausted: the status is the engine's
@@ -30,7 +30,7 @@ from . import limits as _limits
 from .growth import GrowthStopped
 from .limits import Budget, Limits
 from .progress import Progress
-from .result import SearchResult, Status
+from .result import SearchResult, Status, common_counters
 from .trace import TraceRecorder
 
 RUNNING, DONE, NODE_LIMIT, NEED_MEMORY, PAUSED = range(5)
@@ -153,8 +153,9 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
         if trace.last_lower_bound() != lower:
             trace.record(total, objective, lower, engine.queue_size(), engine.nodes())
         frame = trace.frame()
-    counters = {**counters, "nodes": int(engine.nodes()), "total_time": total, "time_to_optimum": time_to_optimum,
-                "memory_bytes": int(max(peak, engine.memory_bytes())), "kernel_load_time": loading}
+    counters = {**counters, **common_counters(
+        nodes=engine.nodes(), improvements=engine.improvements(), total_time=total, time_to_optimum=time_to_optimum,
+        memory_bytes=max(peak, engine.memory_bytes()), kernel_load_time=loading)}
     return SearchResult(model, float(objective), float(lower), status, counters, frame)
 
 

@@ -20,14 +20,33 @@ class Status(enum.Enum):
     ITERATION_LIMIT = "iteration_limit"  # Monte-Carlo searches (FRL) that ran their n_iter: no certificate
 
 
+# The counters every search reports, whatever its solver (``SearchResult.counters``; a solver adds its own beside them)
+NODES = "nodes"                        # what ``node_limit`` counts
+IMPROVEMENTS = "improvements"          # times the incumbent improved
+TOTAL_TIME = "total_time"              # seconds of search, preparation included
+TIME_TO_OPTIMUM = "time_to_optimum"    # seconds until the returned model was found
+MEMORY_BYTES = "memory_bytes"          # peak accounted bytes of the search
+KERNEL_LOAD_TIME = "kernel_load_time"  # seconds compiling or loading compiled kernels, before the clock
+COMMON_COUNTERS = (NODES, IMPROVEMENTS, TOTAL_TIME, TIME_TO_OPTIMUM, MEMORY_BYTES, KERNEL_LOAD_TIME)
+
+
+def common_counters(*, nodes: int, improvements: int, total_time: float, time_to_optimum: float,
+                    memory_bytes: int, kernel_load_time: float) -> dict:
+    """The :data:`COMMON_COUNTERS` of a search, as plain Python numbers."""
+    return {NODES: int(nodes), IMPROVEMENTS: int(improvements), TOTAL_TIME: float(total_time),
+            TIME_TO_OPTIMUM: float(time_to_optimum), MEMORY_BYTES: int(memory_bytes),
+            KERNEL_LOAD_TIME: float(kernel_load_time)}
+
+
 @dataclass
 class SearchResult:
     """Outcome of a search.
 
     ``objective`` is the incumbent's objective, ``lower_bound`` a proven lower bound on the optimum (equal to the
-    objective when ``status`` is OPTIMAL), ``gap = objective - lower_bound``.  ``counters`` holds the work done
-    (lower-bound evaluations, queue insertions, max queue size, cache size, time to optimum, total time, peak memory
-    estimate, ...) and ``trace`` one row per progress sample: time, objective, lower bound, queue size.
+    objective when ``status`` is OPTIMAL), ``gap = objective - lower_bound``.  ``counters`` holds numbers: the
+    :data:`COMMON_COUNTERS` of every search (nodes, improvements, total time, time to optimum, peak memory, kernel
+    loading time) and the solver's own (lower-bound evaluations, queue insertions, cache size, ...); ``trace`` has
+    one row per progress sample: time, objective, lower bound, queue size.
     """
 
     model: Any
@@ -66,6 +85,6 @@ def unsearched_result(model: Any, objective: float, lower_bound: float, status: 
     from .trace import COLUMNS
 
     trace = pd.DataFrame([(float(elapsed), float(objective), float(lower_bound), 0, 0)], columns=COLUMNS)
-    counters = {**counters, "nodes": 0, "memory_bytes": 0, "time_to_optimum": 0.0, "total_time": elapsed,
-                "kernel_load_time": 0.0}
+    counters = {**counters, **common_counters(nodes=0, improvements=0, total_time=elapsed, time_to_optimum=0.0,
+                                              memory_bytes=0, kernel_load_time=0.0)}
     return SearchResult(model, float(objective), float(lower_bound), status, counters, trace)
