@@ -3,13 +3,18 @@ time limits with an honest status and gap, estimator contract; CART's limits and
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
 
 from twins.binoct import complete_brute_force, complete_dp
 from optbb.baselines.binoct import BinOCTClassifier, CompleteTree, cart_features, tree_from_features
+from optbb.common.result import COMMON_COUNTERS, Status
 from optbb.datasets import load_osdt
+from reliability.support import _env
 
 pytest.importorskip("highspy")
 
@@ -102,6 +107,7 @@ def test_time_limit_is_honoured_and_gap_reported():
     clf = BinOCTClassifier(max_depth=3, time_limit=2).fit(d.X, d.y)
     assert clf.solve_time_ < 2 + 10  # build time plus HiGHS' own overshoot
     assert clf.status_ == "time_limit"
+    assert clf.result_.status is Status.TIME_LIMIT and clf.result_.gap == pytest.approx(clf.gap_)
     assert clf.mip_gap_ > 0
     assert clf.gap_ > 0 and clf.lower_bound_ <= clf.objective_
     # the best known tree (at worst the CART start) is kept and consistent with its counts
@@ -114,9 +120,11 @@ def test_node_limit_and_memory_limit_statuses():
     d = load_osdt("monk1")
     clf = BinOCTClassifier(max_depth=2, node_limit=1).fit(d.X, d.y)
     assert clf.status_ == "node_limit" and clf.report_["mip_nodes"] == 1  # HiGHS says "solution limit"
+    assert clf.result_.status is Status.NODE_LIMIT and clf.result_.counters["nodes"] == 1
     assert clf.errors_ == int(np.sum(clf.predict(d.X) != d.y))
     clf = BinOCTClassifier(max_depth=2, memory_limit=1000).fit(d.X, d.y)
     assert clf.status_ == "memory_limit" and clf.report_["n_rows"] == 0 and math.isnan(clf.lower_bound_)
+    assert clf.result_.status is Status.MEMORY_LIMIT and math.isnan(clf.result_.gap)
     assert clf.tree_.features == cart_features(d.X, d.y, 2)
     assert BinOCTClassifier(max_depth=2, memory_limit=1000, initial_tree=None).fit(d.X, d.y).tree_.features == [0] * 3
 
@@ -205,3 +213,32 @@ def test_baselines_by_name():
     assert isinstance(svm, SVC) and (svm.C, svm.kernel, svm.gamma, svm.class_weight) == (1.0, "rbf", "auto", "balanced")
     with pytest.raises(ValueError, match="unknown baseline 'C5.0'; expected one of GLM, SVM, AdaBoost, RF, CART"):
         make_model("C5.0")
+
+
+def test_result_reports_as_the_other_solvers_do():
+    """``result_`` is a SearchResult like every solver's: certified status, objective and bound, and every common
+    counter (HiGHS's improving solutions counted by its callback)."""
+    X, y = _random_problem(3, n=30, m=4)
+    clf = BinOCTClassifier(max_depth=2, regularization=0.01).fit(X, y)
+    r = clf.result_
+    assert r.status is Status.OPTIMAL and clf.status_ == "optimal"
+    assert r.objective == clf.objective_ and r.lower_bound == clf.lower_bound_ and r.model is clf.tree_
+    assert set(COMMON_COUNTERS) <= set(r.counters)
+    assert r.counters["improvements"] >= 1 and r.counters["nodes"] == clf.report_["mip_nodes"]
+    assert 0 <= r.counters["time_to_optimum"] <= r.counters["total_time"] == pytest.approx(clf.solve_time_)
+    assert list(r.trace.columns) == ["time", "objective", "lower_bound", "queue_size", "nodes"]
+
+
+def test_the_first_fit_prints_nothing_at_verbose_0():
+    """HiGHS prints its banner when the first solver of a process is made, before any option is read: at
+    ``verbose=0`` a fresh process's first fit writes nothing to standard output."""
+    code = textwrap.dedent("""
+        import numpy as np
+        from optbb.baselines.binoct import BinOCTClassifier
+        X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3, dtype=np.uint8)
+        y = np.array([0, 1, 1, 0] * 3, dtype=np.uint8)
+        print(BinOCTClassifier(max_depth=1).fit(X, y).status_)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == "optimal\n"

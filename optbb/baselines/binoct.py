@@ -26,17 +26,22 @@ when no two sibling leaves share a label).
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
 from ..common.limits import parse_memory
 from ..common.proba import LogOddsDecisionMixin, binary_counts, smoothed_probabilities
+from ..common.result import SearchResult, Status, common_counters
+from ..common.trace import COLUMNS as TRACE_COLUMNS
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, expand_weights, validate_fit_input, validate_predict_input)
 
@@ -376,11 +381,13 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
               "status": "memory_limit", "mip_gap": math.inf, "mip_objective": math.nan, "mip_dual_bound": -math.inf,
               "mip_nodes": 0, "n_rows": 0, "n_cols": 0, "n_groups": int(Xg.shape[0]),
               "build_time": time.perf_counter() - t0, "solve_time": 0.0, "start_features": start_feats,
-              "has_solution": False, "memory_estimate": need}
+              "has_solution": False, "memory_estimate": need, "improvements": 0, "time_to_optimum": 0.0}
     if memory_limit is not None and need > memory_limit:
         return report
     mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation)
-    h = highspy.Highs()
+    h = _quiet_highs(highspy, verbose)
+    improving = []  # perf_counter times of HiGHS's improving solutions
+    h.cbMipImprovingSolution.subscribe(lambda event: improving.append(time.perf_counter()))
     node_cap = None if node_limit is None else int(min(node_limit, 2 ** 31 - 1))
     # HiGHS reads a reduced cost below its 1e-7 tolerance as 0: the costs are scaled so that a leaf costs >= 1
     scale = max(1.0, 1.0 / lam_n) if lam_n else 1.0
@@ -409,12 +416,51 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
         status = "node_limit"  # HiGHS reports its node limit as a solution limit
     report.update(status=status, mip_gap=float(info.mip_gap), mip_dual_bound=float(info.mip_dual_bound) / scale,
                   mip_nodes=int(info.mip_node_count), n_rows=int(rlo.size), n_cols=int(nc), build_time=build_time,
-                  solve_time=solve_time)
+                  solve_time=solve_time, improvements=len(improving),
+                  time_to_optimum=improving[-1] - t0 if improving else build_time)
     if info.primal_solution_status >= 2:  # kSolutionStatusFeasible
         x = np.asarray(h.getSolution().col_value)
         report.update(features=x[:mdl.n_int * mdl.n_features].reshape(mdl.n_int, mdl.n_features).argmax(1).tolist(),
                       mip_objective=float(info.objective_function_value) / scale, has_solution=True)
     return report
+
+
+def _quiet_highs(highspy, verbose: int):
+    """A ``highspy.Highs`` instance.  The first one of a process prints HiGHS's banner on the C level standard output,
+    before any option can be set: at ``verbose=0`` that descriptor points to the null device meanwhile."""
+    if verbose:
+        return highspy.Highs()
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+            return highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+# The statuses of the report (HiGHS's words) as a search's Status
+_RESULT_STATUS = {"optimal": Status.OPTIMAL, "time_limit": Status.TIME_LIMIT, "node_limit": Status.NODE_LIMIT,
+                  "memory_limit": Status.MEMORY_LIMIT, "interrupted": Status.INTERRUPTED,
+                  "iteration_limit": Status.ITERATION_LIMIT}
+
+
+def search_result(tree: "CompleteTree", objective: float, lower_bound: float, report: dict) -> SearchResult:
+    """The fit as a :class:`~optbb.common.result.SearchResult`, like the other solvers': status, bound, the common
+    counters (nodes are HiGHS's branch-and-bound nodes, memory the MIP's estimated size) and HiGHS's own."""
+    status = _RESULT_STATUS.get(report["status"])
+    if status is None:
+        raise RuntimeError(f"HiGHS ended with status {report['status']!r}, which BinOCT does not expect")
+    total = report["build_time"] + report["solve_time"]
+    counters = {**common_counters(nodes=report["mip_nodes"], improvements=report["improvements"], total_time=total,
+                                  time_to_optimum=min(report["time_to_optimum"], total),
+                                  memory_bytes=report["memory_estimate"], kernel_load_time=0.0),
+                "mip_nodes": report["mip_nodes"], "mip_gap": report["mip_gap"], "n_rows": report["n_rows"],
+                "n_cols": report["n_cols"], "n_groups": report["n_groups"]}
+    trace = pd.DataFrame([(total, objective, lower_bound, 0, report["mip_nodes"])], columns=TRACE_COLUMNS)
+    return SearchResult(tree, float(objective), float(lower_bound), status, counters, trace)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -442,7 +488,9 @@ class BinOCTClassifier(LogOddsDecisionMixin, BinaryOnlyTagsMixin, ClassifierMixi
     verbose : >0 prints the HiGHS log.
     feature_names : printed names of the columns of ``X`` (default: the DataFrame's columns, else ``x0, ...``).
 
-    Fitted attributes: ``tree_`` (:class:`CompleteTree`), ``status_`` ("optimal", "time_limit", ...),
+    Fitted attributes: ``result_`` (:class:`~optbb.common.result.SearchResult`, as the other solvers report:
+    status, objective, lower bound, gap, the common counters), ``tree_`` (:class:`CompleteTree`), ``status_``
+    (HiGHS's word for ``result_.status``: "optimal", "time_limit", ...),
     ``mip_gap_`` (HiGHS' relative gap), ``errors_``, ``objective_`` (errors / N, plus lambda * non-empty leaves
     for RBinOCT), ``lower_bound_`` (HiGHS' dual bound in the same units; for BinOCT rounded up to whole errors),
     ``gap_`` (``objective_ - lower_bound_``, 0 when certified), ``n_leaves_`` (non-empty leaves),
@@ -499,6 +547,8 @@ class BinOCTClassifier(LogOddsDecisionMixin, BinaryOnlyTagsMixin, ClassifierMixi
         self.errors_ = int(errors)
         self.objective_ = errors / n + lam * tree.n_leaves
         dual = rep["mip_dual_bound"]
+        if rep["n_rows"]:  # the MIP was solved, maybe stopped before HiGHS had a bound: no objective is negative
+            dual = max(dual, 0.0)
         if self.status_ == "optimal" and self.regularization is None:
             dual = max(dual, errors)
         if self.regularization is None and math.isfinite(dual):  # errors are integers
@@ -509,6 +559,7 @@ class BinOCTClassifier(LogOddsDecisionMixin, BinaryOnlyTagsMixin, ClassifierMixi
         self.n_leaves_merged_ = tree.n_leaves_merged
         self.solve_time_ = rep["build_time"] + rep["solve_time"]
         self.report_ = rep
+        self.result_ = search_result(tree, self.objective_, self.lower_bound_, rep)
         return self
 
     def predict(self, X):
