@@ -11,7 +11,7 @@ from conftest import class_bitsets
 from optbb.common.bitset import ones, pack, pack_rows
 from optbb.osdt import depth2 as D
 from optbb.osdt import dp as DP
-from optbb.osdt.dp_search import DPEngine
+from optbb.osdt.dp_search import DPEngine, search_dataset
 from twins import brute_depth2 as B
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -45,7 +45,7 @@ def _depth1(X, y, mask, lam_n):
     """The dp search's depth <= 1 solver on the samples of ``mask`` (not empty): ``(cost, feature)``, -1 for the
     leaf.  Its data are those samples alone: the search's equivalent-points bitsets hold for supports made of whole
     groups of identical rows, which every support the search reaches is, and an arbitrary mask is not."""
-    data = DPEngine(X[mask], y[mask], 1.0).data
+    data = DPEngine(search_dataset(X[mask], y[mask]), 1.0).data
     k = data.ybits.shape[0]  # one row per class: unweighted data is one weight layer
     S, cnt, tmp = ones(int(mask.sum())), np.zeros(k, np.int64), np.zeros(k, np.int64)
     n, z = DP.support_counts(S, data, cnt)
@@ -162,7 +162,7 @@ def test_kernel_label_rule_matches_the_models():
     """The label and errors of a leaf in the kernels (``majority_class``, ties to the largest label) are those the
     returned trees carry (``leaf_stats``)."""
     from optbb.common.bounds import majority_class
-    from optbb.osdt.dp_search import leaf_stats
+    from optbb.osdt.trees import leaf_stats
 
     rng = np.random.default_rng(3)
     for _ in range(200):

@@ -321,10 +321,10 @@ def test_stopped_search_returns_its_best_tree():
 
 
 def test_stopped_search_fits_no_cart_completion_once_their_time_is_up(monkeypatch):
-    from optbb.osdt import dp_search
+    from optbb.osdt import dp_trees
 
-    monkeypatch.setattr(dp_search, "GREEDY_SECONDS", -1.0)
-    monkeypatch.setattr(dp_search, "cart_warm_start", lambda *args: pytest.fail("CART fitted after its time"))
+    monkeypatch.setattr(dp_trees, "GREEDY_SECONDS", -1.0)
+    monkeypatch.setattr(dp_trees, "cart_warm_start", lambda *args: pytest.fail("CART fitted after its time"))
     data = osdt_data("tic-tac-toe")
     res = solve(data, 0.005, search="dp", initial_tree=None, node_limit=30000)
     assert res.status is Status.NODE_LIMIT

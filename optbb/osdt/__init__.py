@@ -1,6 +1,7 @@
 """OSDT: certifiably optimal sparse decision trees (Hu, Rudin & Seltzer, NeurIPS 2019) by branch and bound."""
+from .dispatch import SEARCHES, solve
 from .estimator import OSDTClassifier
+from .leaf_set import ABLATIONS, POLICIES
 from .model import Tree
-from .search import ABLATIONS, POLICIES, SEARCHES, solve
 
 __all__ = ["OSDTClassifier", "Tree", "solve", "ABLATIONS", "POLICIES", "SEARCHES"]

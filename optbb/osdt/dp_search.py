@@ -13,13 +13,13 @@ samples are grouped into integer weight layers (:func:`weight_layers`) that the 
 """
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import numpy as np
 
 from ..common.bitset import n_words, pack_rows
 from ..common.bounds import majority_class, objective_value
+from ..common.data import BinaryDataset
 from ..common.equivalence import minority_vector
 from ..common import driver
 from ..common.growth import grow
@@ -28,13 +28,12 @@ from ..common.limits import InterruptGuard, Limits
 from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
 from . import dp as D
-from .bounds import leaf_is_exact, lookahead_bound
-from .depth2 import depth2
+from .bounds import lookahead_bound
+from .dp_trees import DPTrees
 from .initial_tree import cart_warm_start
-from .model import Tree
+from .trees import leaf_stats, make_tree
 
 _BIG = 1 << 62
-GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
 
 
 FIXED_POINT_BITS = 52  # real weights are scaled so that their total is below 2**52: every partial sum is exact
@@ -71,64 +70,36 @@ def weight_layers(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return layers[keep], (np.int64(1) << digits)[keep]
 
 
-def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int, weights: np.ndarray | None = None):
-    """Per leaf: (majority label, samples, misclassified samples, class counts, weight of the misclassified
-    samples), labels by (weighted) majority with ties to the largest label; class counts are weights when
-    ``weights`` is given."""
-    out = []
-    for leaf in leaves:
-        hit = np.ones(X.shape[0], dtype=bool)
-        for f, v in leaf:
-            hit &= X[:, f] == v
-        cnt = np.bincount(y[hit], weights=None if weights is None else weights[hit], minlength=n_classes)
-        lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
-        n = int(hit.sum())
-        wrong = cnt.sum() - cnt[lab]
-        counts = [int(c) if float(c).is_integer() else float(c) for c in cnt]  # the form JSON reads back
-        out.append((lab, n, int(np.count_nonzero(y[hit] != lab)), counts,
-                    int(wrong) if weights is None else float(wrong)))
-    return out
-
-
-def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
-    """The :class:`Tree` of a leaf set with (weighted) majority labels, and the weight of its errors (their number
-    when unweighted).  Leaves carry their numbers of samples and of misclassified samples, and their class counts
-    (class weights when weighted)."""
-    stats = leaf_stats(X, y, leaves, n_classes, weights)
-    tree = Tree(list(leaves), [s[0] for s in stats], list(names), [s[1] for s in stats], [s[2] for s in stats],
-                class_counts=[s[3] for s in stats])
-    return tree, sum(s[4] for s in stats)
-
-
 class DPEngine:
     """Depth-first branch and bound over supports with a memo table (see :mod:`optbb.osdt.dp`).
 
-    ``X`` (0/1, samples x features), ``y`` (labels 0..k-1), ``lam`` (per-leaf penalty, >= 0), ``max_depth`` (None:
-    unlimited), ``incumbent``: leaves of an initial tree (e.g. CART) or None, ``sample_weight``: positive weights
-    or None (uniform).
+    ``data``: a :class:`~optbb.common.data.BinaryDataset` whose ``y`` holds class indices ``0 .. k-1`` and whose
+    ``sample_weight`` is positive or None (uniform: :func:`optbb.common.weights.drop_zero_weights` prepares both),
+    ``lam`` (per-leaf penalty, >= 0), ``max_depth`` (None: unlimited), ``incumbent``: leaves of an initial tree
+    (e.g. CART) or None, ``cart_start``: that tree is the CART tree fitted on all samples (a stopped search does not
+    fit it again to complete its tree).
     """
 
     name = "osdt-dp"
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, lam: float, max_depth: int | None = None,
-                 feature_names=None, incumbent=None, node_limit: int | None = None, similar_support: bool = True,
-                 small_subproblems: bool = True, capacity: int = 1024, memory_limit: int | None = None,
-                 sample_weight: np.ndarray | None = None):
-        self.X = np.ascontiguousarray(X, dtype=np.uint8)
-        self.y = np.ascontiguousarray(y, dtype=np.int64)
+    def __init__(self, data: BinaryDataset, lam: float, max_depth: int | None = None, incumbent=None, *,
+                 cart_start: bool = False, node_limit: int | None = None, similar_support: bool = True,
+                 small_subproblems: bool = True, capacity: int = 1024, memory_limit: int | None = None):
+        self.X = np.ascontiguousarray(data.X, dtype=np.uint8)
+        self.y = np.ascontiguousarray(data.y, dtype=np.int64)
         self.n, self.m = self.X.shape
         self.k = max(2, int(self.y.max(initial=0)) + 1)
         self.lam = float(lam)
         # weights: ``w`` the real ones (the model and its objective), ``q`` the search's integer units
-        self.w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self.w = None if data.sample_weight is None else np.asarray(data.sample_weight, dtype=np.float64)
         q = None if self.w is None else fixed_point_weights(self.w)
         self.qf = None if q is None else q.astype(np.float64)
         self.total = self.n if q is None else int(q.sum())
         self.w_total = self.n if self.w is None else float(self.w.sum())
         self.lam_n = self.lam * self.total
-        self.names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(self.m)]
+        self.names = list(data.feature_names)
         self.W = n_words(self.n)
-        self.data = self._pack(q)
+        self.data = self._pack(data.bits, q)
         self.depth = D.UNLIMITED if max_depth is None else int(max_depth)
         self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
         # small subproblems to the depth-2 solver: only with a depth limit (see :data:`optbb.osdt.dp.Tables`)
@@ -150,11 +121,10 @@ class DPEngine:
         self.memory_limit = memory_limit
         self.memo = self.stack = self.tables = None
         self._best_lb = 0.0
-        self._greedy_until = float("inf")
-        self.cart_start = False  # the incumbent is the CART tree _greedy_tree would fit on all samples
+        self.cart_start = cart_start
 
     # -- arrays --------------------------------------------------------------------------------------------------
-    def _pack(self, q: np.ndarray | None) -> D.Data:
+    def _pack(self, xbits: np.ndarray, q: np.ndarray | None) -> D.Data:
         """The kernels' data: feature bitsets, class bitsets per weight layer, minority and layer bitsets."""
         if q is None:
             layers, mult = np.ones((1, self.n), dtype=bool), np.ones(1, dtype=np.uint8)  # see dp.word_weight
@@ -164,7 +134,7 @@ class DPEngine:
         ybits = pack_rows((classes[:, None, :] & layers[None, :, :]).reshape(-1, self.n))
         zbits = pack_rows(minority_vector(self.X, self.y, q).astype(bool)[None, :] & layers)
         c = np.ascontiguousarray
-        return D.Data(c(pack_rows(self.X.T)), c(ybits), c(zbits), c(pack_rows(layers)), c(mult))
+        return D.Data(c(xbits), c(ybits), c(zbits), c(pack_rows(layers)), c(mult))
 
     def _tree_cost(self, leaves) -> float:
         """Cost of a leaf set in the search's units (weight of the errors + lambda N per leaf)."""
@@ -213,13 +183,13 @@ class DPEngine:
     def _init_root(self) -> None:
         """Frame 0: every sample, the full depth budget, bound the incumbent's cost."""
         stk = self.stack
-        stk.bits[0, D.SUP] = self._all_samples()
+        stk.bits[0, D.SUP] = self.all_samples()
         stk.fi[0, D.FR_D] = self.depth
         stk.fv[0, D.FV_UB] = self.inc_cost
         stk.fi[0, D.FR_PHASE] = D.OPEN
         self.st[D.S_TOP] = 0
 
-    def _all_samples(self) -> np.ndarray:
+    def all_samples(self) -> np.ndarray:
         return pack_rows(np.ones((1, self.n), dtype=bool))[0]
 
     def step(self, work: int) -> int:
@@ -240,17 +210,17 @@ class DPEngine:
     def nodes(self) -> int:
         return int(self.st[D.S_NODES])
 
-    def _root_done(self) -> bool:
+    def root_done(self) -> bool:
         return self.st[D.S_TOP] < 0 and self.st[D.S_ROOTKIND] != 0
 
     def incumbent(self) -> float:
         return self._incumbent_cost() / self.total
 
     def _incumbent_cost(self) -> float:
-        if self._root_done() and self.st[D.S_ROOTKIND] == D.SUCCESS:
+        if self.root_done() and self.st[D.S_ROOTKIND] == D.SUCCESS:
             return float(self.fp[D.F_ROOTVAL])
         if self.stack is not None and self.st[D.S_TOP] >= 0:
-            return min(self.inc_cost, self._frame_candidate(0)[0])
+            return min(self.inc_cost, DPTrees(self).frame_candidate(0)[0])
         return self.inc_cost
 
     def improvements(self) -> int:
@@ -301,8 +271,8 @@ class DPEngine:
         return int(self.st[D.S_TOP]) + 1
 
     def finish(self, status: Status):
-        self._greedy_until = time.perf_counter() + GREEDY_SECONDS
-        model, errors = self._model()
+        model, errors = make_tree(self.X, self.y, DPTrees(self, greedy=True).best_leaves(), self.names, self.k,
+                                  self.w)
         objective = objective_value(errors, model.n_leaves, self.w_total, self.lam)
         lower_bound = objective if status is Status.OPTIMAL else min(self.lower_bound(), objective)
         counters = {
@@ -316,136 +286,6 @@ class DPEngine:
             "improvements": self.improvements(),
         }
         return model, float(objective), float(lower_bound), counters
-
-    # -- model extraction ----------------------------------------------------------------------------------------
-    def _model(self) -> tuple[Tree, int]:
-        full = self._all_samples()
-        leaves = None
-        if self._root_done() and self.st[D.S_ROOTKIND] == D.SUCCESS:
-            leaves = self._extract(full, self.depth, ())
-        elif self.stack is not None and self.st[D.S_TOP] >= 0:
-            cost, build = self._frame_candidate(0, greedy=True)
-            if cost < self.inc_cost:
-                leaves = build(())
-        if leaves is None:
-            leaves = self.inc_leaves
-        return make_tree(self.X, self.y, leaves, self.names, self.k, self.w)
-
-    def _leaf_cost(self, S: np.ndarray) -> float:
-        cnt = np.zeros(self.k, np.int64)
-        D.support_counts(S, self.data, cnt)
-        return float(majority_class(cnt)[1] + self.lam_n)
-
-    def _greedy_tree(self, S: np.ndarray, d: int):
-        """``(cost, build)`` of a CART tree fitted on the samples of ``S`` (depth <= ``d``), or None."""
-        if time.perf_counter() > self._greedy_until:
-            return None
-        rows = np.flatnonzero(np.unpackbits(S.view(np.uint8), bitorder="little")[:self.n])
-        if self.cart_start and len(rows) == self.n and d == self.depth:
-            return None  # already the incumbent
-        if len(rows) < 2 or len(np.unique(self.y[rows])) < 2 or d < 1:
-            return None
-        q = None if self.qf is None else self.qf[rows]
-        total = len(rows) if q is None else q.sum()
-        lam_sub = max(self.lam_n / total, 0.5 / len(rows))
-        leaves = cart_warm_start(self.X[rows], self.y[rows], min(lam_sub, 1.0), None if d >= D.UNLIMITED else d,
-                                 None, q)
-        if not leaves:
-            return None
-        errors = sum(s[4] for s in leaf_stats(self.X[rows], self.y[rows], leaves, self.k, q))
-        return errors + self.lam_n * len(leaves), (lambda path: [path + leaf for leaf in leaves])
-
-    def _known_tree(self, S: np.ndarray, d: int, greedy: bool = False):
-        """Cheapest tree known for a subproblem off the stack: its solved optimum in the memo, else its leaf (or,
-        with ``greedy``, a CART tree on its samples if that is cheaper)."""
-        best = (self._leaf_cost(S), lambda path: [path])
-        if d >= 2:
-            eid = D.memo_find(self.memo, np.zeros(self.W + 1, np.uint64), S, d)
-            if eid >= 0 and self.memo.lb[eid] >= self.memo.ub[eid] and self.memo.ub[eid] < best[0]:
-                return float(self.memo.ub[eid]), lambda path: self._extract(S, d, path)
-        if greedy:
-            cart = self._greedy_tree(S, d)
-            if cart is not None and cart[0] < best[0]:
-                best = cart
-        return best
-
-    def _frame_candidate(self, k: int, greedy: bool = False):
-        """``(cost, build)``: the cheapest tree known for the support of frame ``k`` (anytime incumbent): its leaf,
-        its best split so far, or the split in progress (the child frame's candidate with the sibling's solved
-        optimum or best known tree); ``build(path)`` returns its leaves."""
-        stk = self.stack
-        S, d = stk.bits[k, D.SUP].copy(), int(stk.fi[k, D.FR_D])
-        cd = d if d >= D.UNLIMITED else d - 1
-        phase = int(stk.fi[k, D.FR_PHASE])
-        cost, build = self._known_tree(S, d, greedy) if phase == D.OPEN or greedy else \
-            (self._leaf_cost(S), (lambda path: [path]))
-        if phase == D.OPEN:
-            return cost, build
-        if stk.fi[k, D.FR_BESTF] >= 0 and stk.fv[k, D.FV_BEST] < cost:
-            cost = float(stk.fv[k, D.FV_BEST])
-            build = (lambda path, f=int(stk.fi[k, D.FR_BESTF]): self._extract_split(S, d, f, path))
-        if k < self.st[D.S_TOP] and phase in (D.WAIT_A, D.WAIT_B):
-            f = int(stk.order[k, stk.fi[k, D.FR_CURSOR]])
-            x = self.data.xbits[f]
-            first = int(stk.fi[k, D.FR_FIRST])
-            side = first if phase == D.WAIT_A else 1 - first
-            c_cost, c_build = self._frame_candidate(k + 1, greedy)
-            sib = S & x if side == 0 else S & ~x
-            if phase == D.WAIT_A:
-                s_cost, s_build = self._known_tree(sib, cd, greedy)
-            else:
-                s_cost, s_build = float(stk.fv[k, D.FV_CA]), (lambda path, sib=sib: self._extract(sib, cd, path))
-            if c_cost + s_cost < cost:
-                cost = c_cost + s_cost
-                build = (lambda path, f=f, side=side, c_build=c_build, s_build=s_build:
-                         c_build(path + ((f, side),)) + s_build(path + ((f, 1 - side),)))
-        return cost, build
-
-    def _extract(self, S: np.ndarray, d: int, path: tuple) -> list:
-        """Leaves of the optimal subtree of a solved subproblem, replaying the decisions of ``dp._open``."""
-        data, lam_n = self.data, self.lam_n
-        cnt, tmp = np.zeros(self.k, np.int64), np.zeros(self.k, np.int64)
-        n, z = D.support_counts(S, data, cnt)
-        _, e = majority_class(cnt)
-        if d == 0 or leaf_is_exact(e, z, lam_n):
-            return [path]
-        if d == 1 or e - z <= 2.0 * lam_n:
-            _, f = D.solve_depth1(S, n, cnt, z, data, lam_n, tmp)
-            return [path] if f < 0 else [path + ((f, 0),), path + ((f, 1),)]
-        if d == 2 or (self.ip[D.P_SMALL] and e - z <= 3.0 * lam_n):
-            _, _, f, fl, fr = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
-            if f < 0:
-                return [path]
-            out = []
-            for side, g in ((0, fl), (1, fr)):
-                p = path + ((f, side),)
-                out += [p] if g < 0 else [p + ((g, 0),), p + ((g, 1),)]
-            return out
-        eid = D.memo_find(self.memo, np.zeros(self.W + 1, np.uint64), S, d)
-        if eid < 0 or self.memo.lb[eid] < self.memo.ub[eid]:
-            raise RuntimeError("internal error: a subproblem of the best tree is not solved in the memo")
-        f = int(self.memo.feat[eid])
-        return [path] if f < 0 else self._extract_split(S, d, f, path)
-
-    def _extract_split(self, S: np.ndarray, d: int, f: int, path: tuple) -> list:
-        """Leaves of the optimal subtrees of both children of subproblem ``(S, d)`` split on feature ``f``."""
-        cd = d if d >= D.UNLIMITED else d - 1
-        x = self.data.xbits[f]
-        return self._extract(S & ~x, cd, path + ((f, 0),)) + self._extract(S & x, cd, path + ((f, 1),))
-
-
-def check_labels(labels, n_samples: int) -> np.ndarray:
-    """Integer class labels ``0 .. k-1`` (k >= 2 allowed) of length ``n_samples``, or a ValueError."""
-    y = np.asarray(labels)
-    if y.ndim != 1 or y.shape[0] != n_samples:
-        raise ValueError(f"labels must be a 1-D array of {n_samples} class indices, got shape {y.shape}")
-    whole = y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))
-    if y.dtype.kind not in "iub" and not whole:
-        raise ValueError(f"labels must be integers 0..k-1, got dtype {y.dtype}")
-    y = y.astype(np.int64)
-    if y.size and (y.min() < 0):
-        raise ValueError(f"labels must be integers 0..k-1, got a negative label {int(y.min())}")
-    return y
 
 
 def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: int | None = None,
@@ -466,7 +306,18 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
         if warm_start == "cart" and len(np.unique(y)) >= 2 and (max_depth is None or max_depth >= 1):
             # a penalty below 1 / (2N) only loosens CART's stopping rules; it also caps its leaves at N
             incumbent = cart_warm_start(X, y, max(float(regularization), 0.5 / X.shape[0]), max_depth, None, w)
-        engine = DPEngine(X, y, regularization, max_depth, feature_names, incumbent, limits.node_limit,
-                          similar_support=similar_support, memory_limit=limits.memory_limit, sample_weight=w)
-    engine.cart_start = warm_start == "cart"
+        engine = DPEngine(search_dataset(X, y, w, feature_names), regularization, max_depth, incumbent,
+                          cart_start=warm_start == "cart", node_limit=limits.node_limit,
+                          similar_support=similar_support, memory_limit=limits.memory_limit)
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted)
+
+
+def search_dataset(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None,
+                   feature_names=None) -> BinaryDataset:
+    """The :class:`DPEngine` dataset of checked arrays, taken as they are: 0/1 ``X``, class indices ``y`` (``0 ..
+    k-1``, any ``k >= 2``), positive ``sample_weight`` or None; feature names default to ``x0, x1, ...``."""
+    X = np.ascontiguousarray(X, dtype=np.uint8)
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
+    k = max(2, int(y.max(initial=0)) + 1)
+    return BinaryDataset.from_bits(pack_rows(X.T), y, names, sample_weight, tuple(str(c) for c in range(k)), X=X)

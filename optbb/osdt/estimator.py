@@ -12,7 +12,7 @@ from ..common.proba import LogOddsDecisionMixin
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
-from .search import OPTION_CONSTRAINTS, choose_search, solve
+from .dispatch import OPTION_CONSTRAINTS, choose_search, solve
 
 
 class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):

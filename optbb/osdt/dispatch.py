@@ -1,0 +1,151 @@
+"""``optbb.osdt.solve``: checks the options and hands the problem to one of the two OSDT searches, the
+dynamic-programming search over supports (:mod:`optbb.osdt.dp_search`, the default) or the OSDT paper's search over
+leaf sets (:mod:`optbb.osdt.leaf_set`).
+
+Returns the common :class:`~optbb.common.result.SearchResult`; its ``model`` is an :class:`optbb.osdt.model.Tree`.
+"""
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import StrOptions
+
+from ..common.data import BinaryDataset
+from ..common.result import SearchResult
+from ..common.validation import NameList, Number, check_number, check_params
+from .dp_search import solve_dp
+from .leaf_set import ABLATIONS, POLICIES, solve_leaf_set
+from .trees import check_labels
+
+_RENAMED = object()  # default of solve's former keyword warm_start
+
+
+def check_regularization(regularization) -> float:
+    """Lambda of the OSDT objective, a number in (0, 1] (a leaf costs lambda), or a ValueError naming the problem."""
+    if isinstance(regularization, Real) and not isinstance(regularization, bool) and regularization == 0:
+        raise ValueError("regularization 0 (fewest errors, whatever the size) needs max_depth and search='dp'; "
+                         "without them, give a regularization in (0, 1]")
+    return check_number("regularization", regularization, lo=0, hi=1, lo_open=True, caller="optbb.osdt.solve")
+
+
+OPTION_CONSTRAINTS: dict = {  # solve's options, checked here and by OSDTClassifier
+    "policy": [StrOptions(set(POLICIES))],
+    "ablation": [NameList(ABLATIONS)],
+    "initial_tree": [StrOptions({"cart"}), None],
+    "max_depth": [Number(Integral, 0, None, closed="left"), None],
+    "max_leaves": [Number(Integral, 1, None, closed="left"), None],
+    "upper_bound": [Number(Real, 0, None, closed="neither"), None],
+    "search": [StrOptions({"auto", "dp", "leaf_set"})],
+}
+
+
+def check_options(policy, ablation, initial_tree, max_depth, max_leaves, upper_bound, search="auto"):
+    """Check solve's options (a ValueError naming the parameter); returns ``ablation`` as a tuple."""
+    check_params(OPTION_CONSTRAINTS, {"policy": policy, "ablation": ablation, "initial_tree": initial_tree,
+                                      "max_depth": max_depth, "max_leaves": max_leaves, "upper_bound": upper_bound,
+                                      "search": search},
+                 "optbb.osdt.solve")
+    return (ablation,) if isinstance(ablation, str) else tuple(ablation)
+
+
+def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", policy: str = "curiosity",
+          ablation=(), initial_tree: str | None = "cart", upper_bound: float | None = None,
+          max_depth: int | None = None, max_leaves: int | None = None, time_limit: float | None = None,
+          node_limit: int | None = None, memory_limit="auto", verbose: int = 0, labels=None,
+          warm_start=_RENAMED) -> SearchResult:
+    """Certifiably optimal sparse decision tree (OSDT) minimising ``errors / N + regularization * leaves``.
+
+    Parameters
+    ----------
+    data : BinaryDataset with 0/1 features and labels; its ``sample_weight`` (real, non-negative) turns
+        ``errors / N`` into the weight of the misclassified samples over the total weight ("dp" only: the
+        leaf-set search takes uniform weights only).
+    regularization : lambda, the penalty per leaf, in (0, 1] (0 is allowed with ``search="dp"`` and a
+        ``max_depth``: minimum errors, ties to fewer leaves not guaranteed).
+    search : "dp" (dynamic programming over supports, :mod:`optbb.osdt.dp`), "leaf_set" (the OSDT paper's search
+        over leaf sets, the only one with ``policy``, ``ablation``, ``upper_bound`` and ``max_leaves``) or "auto"
+        (the default): "dp" unless one of those leaf-set options is set.
+    labels : class indices ``0 .. k-1`` (k >= 2) replacing ``data.y``, for more than two classes ("dp" only).
+    policy : "curiosity" (default), "lower_bound", "objective", "entropy", "gini" or "fifo".
+    ablation : names of bounds to switch off: "support", "incremental_accuracy", "accurate_support",
+        "lookahead", "equivalent_points", "leaf_bound".  The hierarchical lower bound and the leaf permutation
+        symmetry (Tree cache) are always on.
+    initial_tree : "cart" (initial incumbent from a CART tree with lambda-tied hyper-parameters) or None.
+        (``warm_start``, its former name, still works with a FutureWarning.)
+    upper_bound : an objective value known to be achievable, used as the initial pruning threshold.  If no tree
+        below it exists, the search is repeated without it.
+    max_depth, max_leaves : constraints on the tree (depth = number of splits on a path).
+    time_limit (s), node_limit (queue insertions, "trees evaluated"), memory_limit (bytes, "512M", "auto" = half of
+        the physical memory, the default, or None for no cap) stop the search early; the result then reports its
+        status, a valid lower bound and the gap.
+    """
+    if not isinstance(data, BinaryDataset):
+        raise ValueError(f"data must be a BinaryDataset, got {type(data).__name__}")
+    weighted = data.sample_weight is not None and not np.all(data.sample_weight == data.sample_weight[0])
+    if warm_start is not _RENAMED:
+        warnings.warn("solve(warm_start=...) is renamed solve(initial_tree=...); warm_start will be removed",
+                      FutureWarning, stacklevel=2)
+        initial_tree = warm_start
+    warm_start = None if initial_tree == "none" else initial_tree  # "none": the command line's spelling of None
+    # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
+    if choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted) == "dp":
+        return _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
+                         node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels,
+                         sample_weight=data.sample_weight if weighted else None)
+    # -- the leaf-set search ---------------------------------------------------------------------------------------
+    lam = check_regularization(regularization)
+    ablation = check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound)
+    return solve_leaf_set(data, lam, policy=policy, ablation=ablation, initial_tree=warm_start,
+                          upper_bound=upper_bound, max_depth=max_depth, max_leaves=max_leaves, time_limit=time_limit,
+                          node_limit=node_limit, memory_limit=memory_limit, verbose=verbose)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# search dispatch ("auto" | "dp" | "leaf_set")
+# ----------------------------------------------------------------------------------------------------------------
+SEARCHES = ("auto", "dp", "leaf_set")
+
+
+def choose_search(search, policy="curiosity", ablation=(), upper_bound=None, max_leaves=None, labels=None,
+                  weighted: bool = False) -> str:
+    """"dp" or "leaf_set" for the ``search`` argument; a ValueError names an option the chosen search lacks.
+    ``weighted``: the samples have non-uniform weights, which only "dp" takes."""
+    if search not in SEARCHES:
+        raise ValueError(f"search must be one of {list(SEARCHES)}, got {search!r}")
+    leaf_set_only = [name for name, is_set in (("policy", policy != "curiosity"),
+                                               ("ablation", isinstance(ablation, str) or bool(ablation)),
+                                               ("upper_bound", upper_bound is not None),
+                                               ("max_leaves", max_leaves is not None)) if is_set]
+    if weighted and search != "dp" and (search == "leaf_set" or leaf_set_only):
+        raise ValueError(f"sample_weight (non-uniform sample or class weights) needs search='dp', which does not "
+                         f"support {', '.join(leaf_set_only)}" if leaf_set_only else
+                         "search='leaf_set' does not support sample_weight (non-uniform sample or class weights): "
+                         "use search='dp' or search='auto'")
+    if search == "auto":
+        search = "leaf_set" if leaf_set_only else "dp"
+    if search == "dp" and leaf_set_only:
+        raise ValueError(f"search='dp' does not support {', '.join(leaf_set_only)} (the leaf-set search does: "
+                         "use search='leaf_set' or search='auto')")
+    if search == "leaf_set" and labels is not None:
+        raise ValueError("labels (more than two classes) need search='dp' or 'auto'")
+    return search
+
+
+def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_limit, memory_limit, verbose,
+              labels, sample_weight=None):
+    check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
+                 {"max_depth": max_depth, "initial_tree": warm_start},
+                 "optbb.osdt.solve")
+    if max_depth is None:
+        lam = check_regularization(regularization)
+    else:  # with a depth limit, lambda = 0 (minimum errors) is a valid objective
+        lam = check_number("regularization", regularization, lo=0, hi=1)
+    y = data.y if labels is None else check_labels(labels, data.n_samples)
+    return solve_dp(data.X, y, lam, max_depth=None if max_depth is None else int(max_depth),
+                    feature_names=data.feature_names, warm_start=warm_start,
+                    time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
+                    sample_weight=sample_weight)
+
+

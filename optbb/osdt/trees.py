@@ -1,0 +1,50 @@
+"""Tree construction shared by both OSDT searches: a :class:`~optbb.osdt.model.Tree` from a leaf set (each leaf a
+tuple of ``(feature, value)`` literals) with its majority labels and counts, and the check of multi-class labels."""
+from __future__ import annotations
+
+import numpy as np
+
+from .model import Tree
+
+
+def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int, weights: np.ndarray | None = None):
+    """Per leaf: (majority label, samples, misclassified samples, class counts, weight of the misclassified
+    samples), labels by (weighted) majority with ties to the largest label; class counts are weights when
+    ``weights`` is given."""
+    out = []
+    for leaf in leaves:
+        hit = np.ones(X.shape[0], dtype=bool)
+        for f, v in leaf:
+            hit &= X[:, f] == v
+        cnt = np.bincount(y[hit], weights=None if weights is None else weights[hit], minlength=n_classes)
+        lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
+        n = int(hit.sum())
+        wrong = cnt.sum() - cnt[lab]
+        counts = [int(c) if float(c).is_integer() else float(c) for c in cnt]  # the form JSON reads back
+        out.append((lab, n, int(np.count_nonzero(y[hit] != lab)), counts,
+                    int(wrong) if weights is None else float(wrong)))
+    return out
+
+
+def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
+    """The :class:`Tree` of a leaf set with (weighted) majority labels, and the weight of its errors (their number
+    when unweighted).  Leaves carry their numbers of samples and of misclassified samples, and their class counts
+    (class weights when weighted)."""
+    stats = leaf_stats(X, y, leaves, n_classes, weights)
+    tree = Tree(list(leaves), [s[0] for s in stats], list(names), [s[1] for s in stats], [s[2] for s in stats],
+                class_counts=[s[3] for s in stats])
+    return tree, sum(s[4] for s in stats)
+
+
+def check_labels(labels, n_samples: int) -> np.ndarray:
+    """Integer class labels ``0 .. k-1`` (k >= 2 allowed) of length ``n_samples``, or a ValueError."""
+    y = np.asarray(labels)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"labels must be a 1-D array of {n_samples} class indices, got shape {y.shape}")
+    whole = y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))
+    if y.dtype.kind not in "iub" and not whole:
+        raise ValueError(f"labels must be integers 0..k-1, got dtype {y.dtype}")
+    y = y.astype(np.int64)
+    if y.size and (y.min() < 0):
+        raise ValueError(f"labels must be integers 0..k-1, got a negative label {int(y.min())}")
+    return y
