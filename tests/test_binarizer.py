@@ -201,11 +201,19 @@ def test_duplicate_input_columns_are_refused():
 # column settings and bad input
 
 
-@pytest.mark.parametrize("categorical", [["grade", "sex"], (1, 2), {"sex", 1}, np.array(["grade", "sex"])])
-def test_categorical_columns_by_name_or_index(categorical):
+@pytest.mark.parametrize("categorical", [["grade", "sex"], ("grade", "sex"), {"sex", "grade"},
+                                         np.array(["grade", "sex"])])
+def test_categorical_columns_by_name(categorical):
     df = pd.DataFrame({"age": [20, 30, 40, 50], "grade": [1, 2, 1, 3], "sex": list("MFMF")})
     assert list(Binarizer(categorical=categorical).fit(df).get_feature_names_out()) == [
         "age<30", "age<40", "age<50", "grade=1", "grade=2", "grade=3", "sex=F", "sex=M"]
+
+
+@pytest.mark.parametrize("categorical", [[1, 2], (1, 2), {2, 1}, np.array([1, 2])])
+def test_categorical_columns_of_an_array_by_index(categorical):
+    X = np.array([[20, 1, "M"], [30, 2, "F"], [40, 1, "M"], [50, 3, "F"]], dtype=object)
+    assert list(Binarizer(categorical=categorical).fit(X).get_feature_names_out()) == [
+        "x0<30", "x0<40", "x0<50", "x1=1", "x1=2", "x1=3", "x2=F", "x2=M"]
 
 
 @pytest.mark.parametrize("kwargs,match", [

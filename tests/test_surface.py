@@ -173,6 +173,9 @@ def test_binarizer_names_and_values():
     assert all(re.fullmatch(r"age<\d+", n) for n in q.get_feature_names_out() if n.startswith("age"))
     unseen = df.copy()
     unseen.loc[0, "sex"] = "Other"
+    with pytest.raises(ValueError, match=r"unknown categories \['Other'\] in column 'sex'"):
+        q.transform(unseen)
+    q.set_params(handle_unknown="ignore")
     assert q.transform(unseen)[0, list(q.get_feature_names_out()).index("sex=Male")] == 0
 
 

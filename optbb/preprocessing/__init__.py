@@ -1,4 +1,4 @@
-"""``Binarizer``: numeric and categorical columns to the 0/1 features the optbb solvers take, with printable names.
+"""``Binarizer``: numeric, time and categorical columns to the 0/1 features the optbb solvers take, with names.
 
 Numeric columns become threshold indicators (``age<26``, or intervals ``priors=2-3``), categorical columns one
 indicator per category (``sex=Male``); 0/1 columns pass through.  Thresholds are quantiles or, with
@@ -15,6 +15,7 @@ al., AAAI 2022: a few well-chosen thresholds give models as accurate as many qua
     pipe.set_output(transform="pandas").fit(X, y)     # X: a DataFrame with numeric and categorical columns
     print(pipe[-1])                                   # if ({age<26}) then ...
 """
-from .binarizer import STRATEGIES, Binarizer, ensemble_split_gains, top_thresholds
+from .binarizer import STRATEGIES, Binarizer
+from .thresholds import ensemble_split_gains, top_thresholds
 
 __all__ = ["Binarizer", "STRATEGIES", "ensemble_split_gains", "top_thresholds"]

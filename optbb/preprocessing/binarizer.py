@@ -10,106 +10,21 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..common.validation import Number
-
+from .columns import (TIME_UNIT, category_key, category_keys, category_name, numeric_values, resolve_columns,
+                      time_kind, time_values)
+from .thresholds import (digits_to_distinguish, ensemble_split_gains, fmt, fmt_time, merge_rank_splits, needs_ranks,
+                         quantile_thresholds, ranks, split_from_rank, top_thresholds, unique_names)
 
 STRATEGIES = ("quantile", "gbdt")
 # the 0/1 output of a threshold spec ``(name, kind, value)`` on its column's values ``x``
 _TESTS = {"lt": lambda x, v: x < v, "le": lambda x, v: x <= v,
           "inr": lambda x, v: (x > v[0]) & (x <= v[1]), "in": lambda x, v: (x >= v[0]) & (x < v[1])}
-
-
-def _fmt(v: float, digits: int = 4) -> str:
-    """A threshold as people write it: ``26`` rather than ``26.0``, ``digits`` significant digits otherwise."""
-    v = float(v)
-    if v.is_integer() and abs(v) < 1e15:
-        return str(int(v))
-    return f"{v:.{digits}g}"
-
-
-def _digits_to_distinguish(values, data) -> int:
-    """The fewest significant digits (at least 4) under which the thresholds of one column print differently and
-    each printed number splits the column's training values as the threshold itself does (``<`` and ``<=``); 17
-    digits print any double exactly."""
-    values = [float(v) for v in values]
-    data = np.unique(np.asarray(data, dtype=np.float64))
-    for d in range(4, 17):
-        printed = [_fmt(v, d) for v in values]
-        if len(set(printed)) == len(values) and all(
-                np.array_equal(data < v, data < float(p)) and np.array_equal(data <= v, data <= float(p))
-                for v, p in zip(values, printed)):
-            return d
-    return 17
-
-
-def _numeric(col: pd.Series, name: str) -> np.ndarray:
-    try:
-        x = pd.to_numeric(col, errors="raise").to_numpy(dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"column {name!r} is not numeric ({exc}); mark it categorical when fitting") from None
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"Input X contains NaN or infinity (column {name!r})")
-    return x
-
-
-def _unique_names(names: list[str], keep_first: list[bool]) -> list[str]:
-    """Unique output names: those marked ``keep_first`` claim their name first, then the others in output order; a
-    name already claimed gets the first suffix ``_2``, ``_3``, ... used by no other output, original or renamed."""
-    taken = set(names)
-    claimed: set[str] = set()
-    out = list(names)
-    order = [k for k in range(len(names)) if keep_first[k]] + [k for k in range(len(names)) if not keep_first[k]]
-    for k in order:
-        name = names[k]
-        if name in claimed:
-            i = 2
-            while f"{name}_{i}" in taken:
-                i += 1
-            name = f"{name}_{i}"
-            taken.add(name)
-        claimed.add(name)
-        out[k] = name
-    return out
-
-
-def ensemble_split_gains(X: np.ndarray, y, n_estimators: int = 40, max_depth: int = 1, random_state=0,
-                         learning_rate: float = 0.1) -> dict[tuple[int, float], float]:
-    """``{(column, threshold): importance}`` of every split ``x_column <= threshold`` of a gradient-boosted ensemble.
-
-    A scikit-learn ``GradientBoostingClassifier(n_estimators, max_depth, learning_rate)`` is fitted to ``(X, y)``.
-    A threshold's importance is the impurity decrease of the splits that use it, each weighted by its node's
-    training weight, summed over the ensemble: the quantity scikit-learn's ``feature_importances_`` sums per column.
-    """
-    from sklearn.ensemble import GradientBoostingClassifier
-
-    gb = GradientBoostingClassifier(n_estimators=n_estimators, max_depth=max_depth, learning_rate=learning_rate,
-                                    random_state=random_state).fit(X, y)
-    gain: dict[tuple[int, float], float] = {}
-    for tree in np.asarray(gb.estimators_).ravel():
-        t = tree.tree_
-        w, imp = t.weighted_n_node_samples, t.impurity
-        for node in np.flatnonzero(t.children_left >= 0):
-            left, right = t.children_left[node], t.children_right[node]
-            g = w[node] * imp[node] - w[left] * imp[left] - w[right] * imp[right]
-            key = (int(t.feature[node]), float(t.threshold[node]))
-            gain[key] = gain.get(key, 0.0) + max(float(g), 0.0)
-    return gain
-
-
-def top_thresholds(gains: dict[tuple[int, float], float], columns=None,
-                   max_thresholds: int | None = None) -> dict[int, np.ndarray]:
-    """``{column: sorted thresholds}`` from :func:`ensemble_split_gains`, restricted to ``columns`` (all if None),
-    keeping the ``max_thresholds`` most important (ties: column, then threshold order) when it is given."""
-    keys = sorted((k for k in gains if columns is None or k[0] in columns), key=lambda k: (-gains[k], k))
-    if max_thresholds is not None:
-        keys = keys[:max_thresholds]
-    out: dict[int, list[float]] = {}
-    for j, thr in keys:
-        out.setdefault(j, []).append(thr)
-    return {j: np.unique(np.asarray(v, dtype=np.float64)) for j, v in sorted(out.items())}
+_HELD = {None: "numbers", "datetime": "timezone-naive datetimes", "datetime-tz": "timezone-aware datetimes",
+         "timedelta": "timedeltas"}
 
 
 class Binarizer(TransformerMixin, BaseEstimator):
-    """Turn a table of numeric and categorical columns into 0/1 features with readable names.
+    """Turn a table of numeric, time and categorical columns into 0/1 features with readable names.
 
     Parameters
     ----------
@@ -119,39 +34,62 @@ class Binarizer(TransformerMixin, BaseEstimator):
         gives ``k`` features ``col<t`` (or ``k + 1`` interval features with ``intervals=True``).
     strategy : "quantile" (default) or "gbdt"
         ``"gbdt"``: the thresholds a scikit-learn ``GradientBoostingClassifier(n_estimators, max_depth)`` fitted to
-        ``(X, y)`` splits on (``fit`` then needs ``y``), features ``col<=t`` with ``t`` the ensemble's threshold
-        (a midpoint between two data values, e.g. ``age<=26.5``); intervals are then closed on the right
-        (``age=27-30``, ``26.5<col<=30.5``).  A numeric column the ensemble never splits on gives no feature.  The
-        ensemble sees every column (categories one-hot), so it picks the thresholds that matter beside them.
+        ``(X, y)`` splits on (``fit`` then needs ``y``), features ``col<=t`` with ``t`` the midpoint between the two
+        data values the ensemble splits between (e.g. ``age<=26.5``); intervals are then closed on the right
+        (``age=27-30``, ``26.5<col<=30.5``).  A column whose order float32 (the precision of scikit-learn's trees)
+        would lose (values near ``1e300``, differences below float32 precision, times) is given to the ensemble as
+        ranks, its splits mapped back to values.  A numeric column the
+        ensemble never splits on gives no feature.  The ensemble sees every column (categories one-hot), so it
+        picks the thresholds that matter beside them.
     n_estimators, max_depth : int, default 40 and 1
         ``strategy="gbdt"``: the ensemble's number of trees and their depth (more and deeper: more thresholds).
     max_thresholds : int or None
         ``strategy="gbdt"``: keep only this many thresholds over all numeric columns, the most important first
         (impurity decrease summed over the ensemble's splits, as GOSDT-guesses keeps the most important features).
-    random_state : int, default 0
+    random_state : int, RandomState or None, default 0
         ``strategy="gbdt"``: seeds the ensemble (its tie-breaking between equally good splits).
     thresholds : dict or None
-        Thresholds to use instead of quantiles, ``{column: [t1, t2, ...]}`` (column by name for DataFrames, by index
-        otherwise).  Columns not listed get quantile thresholds; a key that is no column raises ``ValueError``.
+        Thresholds to use instead of quantiles, ``{column: [t1, t2, ...]}``, at least one per listed column (dates
+        such as ``"2020-01-03"`` for a datetime column, durations such as ``"3 days"`` for a timedelta column).
+        Columns not listed get quantile thresholds.  Thresholds for a categorical column are a ``ValueError``.
     categorical : "auto" or list
-        Columns to one-hot encode.  ``"auto"``: the columns whose dtype is not numeric (object, string, category,
-        bool columns with other values than 0/1).  A list names them (or gives their indices); a name that is no
-        column raises ``ValueError``, and so does a text column the list leaves out.
+        Columns to one-hot encode.  ``"auto"``: the columns whose dtype is neither numeric nor a time (object,
+        string, category, bool columns with other values than 0/1).  A list names them; a text column the list
+        leaves out raises ``ValueError``.
     intervals : bool, default False
         Numeric columns as intervals (``priors<1``, ``priors=1``, ``priors=2-3``, ``priors>=4``) instead of
         ``col<t`` indicators.  Intervals print as ``a-b`` for integer columns and ``a<=col<b`` otherwise.
     max_categories : int, default 50
         A categorical column with more distinct values raises ``ValueError`` (a likely mistake, e.g. an id column).
+    handle_unknown : "error" (default) or "ignore"
+        A category that ``transform`` meets but ``fit`` did not: a ``ValueError`` naming the column and the values,
+        or (``"ignore"``) all zeros in that column's category features, as scikit-learn's ``OneHotEncoder``.
+
+    Naming columns (keys of ``thresholds``, entries of ``categorical``): a DataFrame's columns are named by their
+    labels only, whatever their type (``{0: [15]}`` is the column labelled ``0``, wherever it stands; ``"0"`` names
+    a column labelled ``"0"``, not ``0``); an array's columns, which have no labels, by position ``0 .. n - 1`` only.
+    A boolean names no column (``TypeError``); a key naming no column raises ``ValueError``.
+
+    Categories are compared by value: a column fitted on ``[1, 2, 3]`` recognises ``2.0`` as ``2`` (pandas turns
+    integers into floats beside a missing value), and ``"2"`` (text) as another category.  Missing values in a
+    categorical column are a ``ValueError`` in ``fit`` and ``transform`` alike, as in numeric columns.
+
+    Datetime and timedelta columns are read in nanoseconds whatever their unit (``datetime64[us]`` and
+    ``datetime64[ns]`` alike; timezone-aware datetimes in UTC) and their thresholds print as round times
+    (``date<2020-01-03``, ``date<2020-01-03 12:00:00 UTC``, ``wait<3 days 04:00:00``).  A column that held
+    datetimes in ``fit`` must hold datetimes of the same kind (timezone-aware or not) in ``transform``.  Complex
+    numbers are refused (``ValueError``): they have no order to cut.
 
     Output names are unique: when two outputs would print alike (a numeric column ``a`` with threshold 3 beside a
     0/1 column named ``a<3``), the 0/1 column keeps its name and the other gets the first free suffix ``_2``,
-    ``_3``, ... (see :func:`_unique_names`).
+    ``_3``, ... (see :func:`optbb.preprocessing.thresholds.unique_names`).
 
     Attributes
     ----------
-    n_features_in_, feature_names_in_ (DataFrame input), thresholds_ (dict column -> thresholds used),
-    categories_ (dict column -> categories), passthrough_ (columns already 0/1), specs_ (one entry per output
-    column: ``(column, kind, value)``).
+    n_features_in_, feature_names_in_ (DataFrame input), thresholds_ (dict column -> thresholds used; for time
+    columns ``datetime64[ns]`` in UTC or ``timedelta64[ns]``), categories_ (dict column -> sorted categories, as
+    values: ``1`` for ``1`` and ``1.0``), passthrough_ (columns already 0/1), specs_ (one entry per output column:
+    ``(column, kind, value)``).
     """
 
     _parameter_constraints: dict = {
@@ -161,11 +99,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         "n_estimators": [Number(numbers.Integral, 1, None, closed="left")],
         "max_depth": [Number(numbers.Integral, 1, None, closed="left")],
         "max_thresholds": [Number(numbers.Integral, 1, None, closed="left"), None],
-        **dict.fromkeys(("thresholds", "categorical", "max_categories", "random_state"), "no_validation"),
+        "max_categories": [Number(numbers.Integral, 1, None, closed="left")],
+        "handle_unknown": [StrOptions({"error", "ignore"})],
+        "random_state": ["random_state"],
+        **dict.fromkeys(("thresholds", "categorical"), "no_validation"),
     }  # thresholds and categorical are checked where they are read
 
     def __init__(self, n_thresholds=3, thresholds=None, categorical="auto", intervals=False, max_categories=50,
-                 strategy="quantile", n_estimators=40, max_depth=1, max_thresholds=None, random_state=0):
+                 strategy="quantile", n_estimators=40, max_depth=1, max_thresholds=None, random_state=0,
+                 handle_unknown="error"):
         self.n_thresholds = n_thresholds
         self.thresholds = thresholds
         self.categorical = categorical
@@ -176,6 +118,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self.max_depth = max_depth
         self.max_thresholds = max_thresholds
         self.random_state = random_state
+        self.handle_unknown = handle_unknown
 
     # -- helpers --------------------------------------------------------------------------------------------------
     def _frame(self, X, reset: bool) -> pd.DataFrame:
@@ -193,65 +136,87 @@ class Binarizer(TransformerMixin, BaseEstimator):
             self._columns = [f"x{j}" for j in range(arr.shape[1])]
         return pd.DataFrame(arr, columns=self._columns)
 
-    def _is_categorical(self, j: int, name: str, col: pd.Series) -> bool:
-        if isinstance(self.categorical, str) and self.categorical == "auto":
-            if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
-                return False
-            try:  # numbers stored as objects are numeric
-                pd.to_numeric(col, errors="raise")
-                return False
-            except (TypeError, ValueError):
-                return True
-        if not isinstance(self.categorical, (list, tuple, set, np.ndarray)):
-            raise ValueError(f"categorical must be 'auto' or a list of columns, got {self.categorical!r}")
-        return name in self.categorical or j in self.categorical
-
-    def _check_named_columns(self, columns: list[str]) -> None:
-        """Every column that ``categorical`` or ``thresholds`` names (by name or index) is a column of X."""
-        for param, keys, kinds in (("categorical", self.categorical, (list, tuple, set, np.ndarray)),
-                                   ("thresholds", self.thresholds, dict)):
-            if isinstance(keys, kinds):
-                unknown = [k for k in keys if k not in columns
-                           and not (isinstance(k, numbers.Integral) and 0 <= k < len(columns))]
-                if unknown:
-                    raise ValueError(f"{param} names columns that X does not have: {unknown[:5]}")
-
-    def _given_thresholds(self, j: int, name: str):
-        if self.thresholds is None:
-            return None
-        if not isinstance(self.thresholds, dict):
+    def _named_columns(self, labels: list | None, n: int) -> tuple[set | None, dict]:
+        """``(positions of the categorical columns, or None for "auto"; {position: thresholds given})``."""
+        cats = None
+        if not (isinstance(self.categorical, str) and self.categorical == "auto"):
+            if not isinstance(self.categorical, (list, tuple, set, np.ndarray)):
+                raise ValueError(f"categorical must be 'auto' or a list of columns, got {self.categorical!r}")
+            cats = set(resolve_columns("categorical", list(self.categorical), labels, n))
+        if self.thresholds is not None and not isinstance(self.thresholds, dict):
             raise ValueError(f"thresholds must be a dict {{column: [values]}} or None, got {self.thresholds!r}")
-        for key in (name, j):
-            if key in self.thresholds:
-                t = np.asarray(self.thresholds[key], dtype=np.float64).reshape(-1)
-                if not np.all(np.isfinite(t)):
-                    raise ValueError(f"thresholds for column {name!r} must be finite numbers")
-                return np.unique(t)
-        return None
+        keys = list(self.thresholds or {})
+        return cats, {j: self.thresholds[k] for j, k in zip(resolve_columns("thresholds", keys, labels, n), keys)}
 
-    def _categories(self, name: str, col: pd.Series) -> list[str]:
-        if col.isna().any():
-            raise ValueError(f"column {name!r} has missing values; fill them (e.g. with 'missing') first")
-        bad = [v for v in col if not isinstance(v, (str, bool, np.bool_, numbers.Number))]
-        if bad:
-            raise TypeError(f"column {name!r}: argument must be a string or a number, got {type(bad[0]).__name__}")
-        cats = sorted(pd.unique(col.astype(str)))
-        if len(cats) > self.max_categories:
-            raise ValueError(f"column {name!r} has {len(cats)} categories (more than max_categories="
+    @staticmethod
+    def _is_categorical(j: int, col: pd.Series, cats: set | None) -> bool:
+        if cats is not None:
+            return j in cats
+        if time_kind(col) is not None or pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            return False
+        try:  # numbers stored as objects are numeric
+            pd.to_numeric(col, errors="raise")
+            return False
+        except (TypeError, ValueError):
+            return True
+
+    @staticmethod
+    def _given_thresholds(name: str, given, tk: str | None) -> np.ndarray:
+        """The thresholds given for one column, sorted and unique (int64 nanoseconds for a time column)."""
+        items = np.asarray(given, dtype=object).reshape(-1)
+        if items.size == 0:
+            raise ValueError(f"thresholds for column {name!r} is empty: give at least one threshold, or leave the "
+                             "column out of thresholds to get quantile thresholds")
+        if tk is None:
+            try:
+                t = np.asarray(given, dtype=np.float64).reshape(-1)
+            except (TypeError, ValueError):
+                raise ValueError(f"thresholds for column {name!r} must be finite numbers, got {given!r}") from None
+            if not np.all(np.isfinite(t)):
+                raise ValueError(f"thresholds for column {name!r} must be finite numbers")
+            return np.unique(t)
+        what = "durations such as '3 days'" if tk == "timedelta" else "dates such as '2020-01-03'"
+        out = []
+        for v in items:
+            if isinstance(v, (numbers.Number, np.number)) and not isinstance(v, np.timedelta64):
+                raise ValueError(f"thresholds for column {name!r} must be {what}, got the number {v!r}")
+            try:
+                if tk == "timedelta":
+                    out.append(pd.Timedelta(v).as_unit(TIME_UNIT).value)
+                    continue
+                ts = pd.Timestamp(v)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"thresholds for column {name!r} must be {what}, got {v!r} ({exc})") from None
+            if (ts.tzinfo is not None) != (tk == "datetime-tz"):
+                raise ValueError(f"thresholds for column {name!r}: {v!r} must {'' if ts.tzinfo is None else 'not '}"
+                                 f"carry a timezone, as the column's datetimes "
+                                 f"{'do' if ts.tzinfo is None else 'do not'}")
+            out.append((ts.tz_convert("UTC").tz_localize(None) if ts.tzinfo else ts).as_unit(TIME_UNIT).value)
+        return np.unique(np.asarray(out, dtype=np.int64))
+
+    def _fit_categories(self, name: str, col: pd.Series) -> None:
+        _, keys = category_keys(col, name)
+        if len(keys) > self.max_categories:
+            raise ValueError(f"column {name!r} has {len(keys)} categories (more than max_categories="
                              f"{self.max_categories}); is it an identifier?")
-        return cats
+        self._cat_keys[name] = sorted(keys)
+        self.categories_[name] = [k[1] for k in self._cat_keys[name]]
 
-    def _quantile_thresholds(self, x: np.ndarray, values: np.ndarray) -> np.ndarray:
-        n = self.n_thresholds
-        t = np.unique(np.quantile(x, np.arange(1, n + 1) / (n + 1), method="higher"))
-        t = t[t > values[0]]  # "col < min" would be empty
-        if t.size == 0 and values.size > 1:
-            t = values[1:2]
-        return t
+    def _category_positions(self, name: str, col: pd.Series) -> np.ndarray:
+        """Each row's index in ``categories_[name]`` (-1: unknown, allowed by ``handle_unknown="ignore"``)."""
+        codes, keys = category_keys(col, name)
+        index = {k: p for p, k in enumerate(self._cat_keys[name])}
+        pos = np.asarray([index.get(k, -1) for k in keys], dtype=np.int64)
+        if self.handle_unknown == "error" and np.any(pos < 0):
+            unknown = [category_name(k) for k in keys if k not in index]
+            raise ValueError(f"Found unknown categories {unknown[:5]} in column {name!r} during transform; "
+                             "handle_unknown='ignore' encodes them as all zeros")
+        return pos[codes]
 
-    def _ensemble_thresholds(self, df: pd.DataFrame, kinds: dict, numeric: dict, y) -> dict[str, np.ndarray]:
+    def _ensemble_thresholds(self, df: pd.DataFrame, kinds: dict, values: dict, y) -> dict[str, np.ndarray]:
         """``{numeric column: thresholds}`` of the gradient-boosted ensemble fitted on every column (categories
-        one-hot, 0/1 columns as they are); ``max_thresholds`` ranks the numeric columns' thresholds only."""
+        one-hot, columns that float32 would spoil as ranks); ``max_thresholds`` ranks the numeric columns' thresholds
+        only."""
         if y is None:
             raise ValueError("strategy='gbdt' needs the labels: call fit(X, y)")
         y = np.asarray(y)
@@ -259,18 +224,30 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise ValueError(f"y must be 1-D with one label per row of X ({df.shape[0]}), got shape {y.shape}")
         if pd.unique(y).size < 2:
             raise ValueError("strategy='gbdt' needs at least two classes in y")
-        cols, blocks = [], []
+        cols, blocks, distinct = [], [], {}
         for name in df.columns:
             if kinds[name] == "cat":
-                blocks += [(df[name].astype(str).to_numpy() == c).astype(np.float64) for c in self.categories_[name]]
+                pos = self._category_positions(name, df[name])
+                blocks += [(pos == p).astype(np.float64) for p in range(len(self.categories_[name]))]
                 cols += [None] * len(self.categories_[name])
+                continue
+            if kinds[name] == "num" and needs_ranks(values[name]):
+                distinct[len(cols)], r = ranks(values[name])
+                blocks.append(r)
             else:
-                blocks.append(numeric[name])
-                cols.append(name if kinds[name] == "num" else None)
-        gains = ensemble_split_gains(np.column_stack(blocks), y, self.n_estimators, self.max_depth,
-                                     self.random_state)
+                blocks.append(values[name])
+            cols.append(name if kinds[name] == "num" else None)
+        gains = merge_rank_splits(ensemble_split_gains(np.column_stack(blocks), y, self.n_estimators, self.max_depth,
+                                                       self.random_state), set(distinct))
         found = top_thresholds(gains, {j for j, c in enumerate(cols) if c is not None}, self.max_thresholds)
-        return {cols[j]: t for j, t in found.items()}
+        out = {}
+        for j, t in found.items():
+            tk = self._time.get(cols[j])
+            if j in distinct:
+                t = np.asarray([split_from_rank(distinct[j], v, tk) for v in t],
+                               dtype=np.float64 if tk is None else np.int64)
+            out[cols[j]] = t
+        return out
 
     # -- fit / transform ------------------------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -280,30 +257,35 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if df.shape[0] == 0:
             raise ValueError("Found array with 0 sample(s) (shape=(0, %d)) while a minimum of 1 is required."
                              % df.shape[1])
-        self._check_named_columns(list(df.columns))
+        cats, given = self._named_columns(list(X.columns) if isinstance(X, pd.DataFrame) else None, df.shape[1])
         self.thresholds_, self.categories_, self.passthrough_ = {}, {}, []
-        kinds: dict[str, str] = {}  # "cat", "id" (0/1, passed through), "given" (user thresholds) or "num"
-        numeric: dict[str, np.ndarray] = {}
+        self._cat_keys, self._time = {}, {}  # sorted category keys; time kind of datetime / timedelta columns
+        self._kinds = kinds = {}  # "cat", "id" (0/1, passed through), "given" (user thresholds) or "num"
+        values: dict[str, np.ndarray] = {}
         for j, name in enumerate(df.columns):
             col = df[name]
-            if self._is_categorical(j, name, col):
-                self.categories_[name] = self._categories(name, col)
+            if self._is_categorical(j, col, cats):
+                if j in given:
+                    raise ValueError(f"thresholds names column {name!r}, which is categorical (one feature per "
+                                     "category); thresholds apply to numeric and time columns only")
+                self._fit_categories(name, col)
                 kinds[name] = "cat"
                 continue
-            numeric[name] = x = _numeric(col, name)
-            given = self._given_thresholds(j, name)
-            if given is not None:
-                self.thresholds_[name] = given
+            tk = time_kind(col)
+            if tk is not None:
+                self._time[name] = tk
+            values[name] = x = numeric_values(col, name) if tk is None else time_values(col, name, tk)
+            if j in given:
+                self.thresholds_[name] = self._given_thresholds(name, given[j], tk)
                 kinds[name] = "given"
-            elif set(np.unique(x).tolist()) <= {0.0, 1.0}:
+            elif tk is None and set(np.unique(x).tolist()) <= {0.0, 1.0}:
                 kinds[name] = "id"
             else:
                 kinds[name] = "num"
         if self.strategy == "gbdt":
-            guessed = self._ensemble_thresholds(df, kinds, numeric, y)
+            guessed = self._ensemble_thresholds(df, kinds, values, y)
         else:
-            guessed = {c: self._quantile_thresholds(numeric[c], np.unique(numeric[c])) for c in df.columns
-                       if kinds[c] == "num"}
+            guessed = {c: quantile_thresholds(values[c], self.n_thresholds) for c in df.columns if kinds[c] == "num"}
         self.thresholds_.update(guessed)  # after the given ones, numeric columns in column order
         specs = []
         for name in df.columns:
@@ -314,23 +296,38 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 self.passthrough_.append(name)
                 specs.append((name, "id", None))
             elif name in self.thresholds_:  # given or guessed; "le": the ensemble's splits read x <= t
-                specs += self._threshold_specs(name, numeric[name], self.thresholds_[name],
+                specs += self._threshold_specs(name, values[name], self.thresholds_[name],
                                                kind == "num" and self.strategy == "gbdt")
         if not specs:
-            raise ValueError(f"the Binarizer found no feature: every column is constant over the "
-                             f"n_samples = {df.shape[0]} sample(s)")
+            raise ValueError(self._no_feature_message(values))
         self.specs_ = specs
-        self._digits = {name: _digits_to_distinguish(t, numeric[name]) for name, t in self.thresholds_.items()}
+        self._digits = {name: digits_to_distinguish(t, values[name]) for name, t in self.thresholds_.items()
+                        if name not in self._time}
+        for name, tk in self._time.items():
+            if name in self.thresholds_:
+                self.thresholds_[name] = self.thresholds_[name].astype(np.int64).view(
+                    f"{'timedelta64' if tk == 'timedelta' else 'datetime64'}[{TIME_UNIT}]")
         names = [self._spec_name(s) for s in specs]
-        self._names_out = np.asarray(_unique_names(names, [s[1] == "id" for s in specs]), dtype=object)
+        self._names_out = np.asarray(unique_names(names, [s[1] == "id" for s in specs]), dtype=object)
         return self
 
+    def _no_feature_message(self, values: dict) -> str:
+        """Why no column gave a feature: each is numeric (0/1, categorical and given columns always give some)."""
+        n = next(iter(values.values())).shape[0]
+        varied = [name for name, x in values.items() if np.unique(x).size > 1]
+        if not varied:
+            return f"the Binarizer found no feature: every column is constant over the n_samples = {n} sample(s)"
+        return (f"the Binarizer found no feature: strategy='gbdt' fitted an ensemble that splits on none of the "
+                f"numeric columns {varied[:5]}; use strategy='quantile' or give thresholds")
+
     def _threshold_specs(self, name: str, x: np.ndarray, t: np.ndarray, le: bool) -> list:
-        """``(name, "lt"|"le", t)`` per threshold, or with ``intervals`` ``(name, "in"|"inr", (lo, hi, integer))``."""
-        integer = bool(np.all(x == np.round(x)))
+        """``(name, "lt"|"le", t)`` per threshold, or with ``intervals`` ``(name, "in"|"inr", (lo, hi, integer))``;
+        a time column's thresholds are ints (nanoseconds), compared exactly with its int64 values."""
+        number = float if name not in self._time else int
+        integer = name not in self._time and bool(np.all(x == np.round(x)))
         if not self.intervals:
-            return [(name, "le" if le else "lt", float(v)) for v in t]
-        bounds = [-np.inf, *t.tolist(), np.inf]
+            return [(name, "le" if le else "lt", number(v)) for v in t]
+        bounds = [-np.inf, *[number(v) for v in t], np.inf]
         if not le:
             integer = integer and bool(np.all(t == np.round(t)))
         return [(name, "inr" if le else "in", (bounds[k], bounds[k + 1], integer)) for k in range(len(bounds) - 1)]
@@ -340,9 +337,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if kind == "id":
             return name
         if kind == "eq":
-            return f"{name}={v}"
+            return f"{name}={category_name(category_key(v, name))}"
         digits = getattr(self, "_digits", {}).get(name, 4)
-        f = lambda u: _fmt(u, digits)  # noqa: E731
+        tk = self._time.get(name)
+        f = (lambda u: fmt_time(u, tk)) if tk else (lambda u: fmt(u, digits))  # noqa: E731
         if kind == "lt":
             return f"{name}<{f(v)}"
         if kind == "le":
@@ -371,20 +369,28 @@ class Binarizer(TransformerMixin, BaseEstimator):
             return f"{name}={f(lo)}" if top == lo else f"{name}={f(lo)}-{f(top)}"
         return f"{f(lo)}<={name}<{f(hi)}"
 
+    def _read(self, name: str, col: pd.Series) -> np.ndarray:
+        """A column in ``transform`` as ``fit`` read it: category positions, float64 numbers or int64 times."""
+        if self._kinds[name] == "cat":
+            return self._category_positions(name, col)
+        tk, now = self._time.get(name), time_kind(col)
+        if tk != now:
+            raise ValueError(f"column {name!r} held {_HELD[tk]} during fit but holds {_HELD[now]} ({col.dtype}) now")
+        return numeric_values(col, name) if tk is None else time_values(col, name, tk)
+
     def transform(self, X):
         """The 0/1 matrix (``uint8``), one column per entry of ``get_feature_names_out()``."""
         check_is_fitted(self, "specs_")
         df = self._frame(X, reset=False)
         out = np.zeros((df.shape[0], len(self.specs_)), dtype=np.uint8)
-        numeric: dict[str, np.ndarray] = {}
+        columns: dict[str, np.ndarray] = {}
         for k, (name, kind, v) in enumerate(self.specs_):
+            if name not in columns:
+                columns[name] = self._read(name, df[name])
+            x = columns[name]
             if kind == "eq":
-                out[:, k] = (df[name].astype(str).to_numpy() == v)
-                continue
-            if name not in numeric:
-                numeric[name] = _numeric(df[name], name)
-            x = numeric[name]
-            if kind == "id":
+                out[:, k] = x == self._cat_keys[name].index(category_key(v, name))
+            elif kind == "id":
                 if np.any((x != 0) & (x != 1)):
                     raise ValueError(f"column {name!r} was 0/1 during fit but now has other values")
                 out[:, k] = x == 1
