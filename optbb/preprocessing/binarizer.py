@@ -30,8 +30,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
     ----------
     n_thresholds : int, default 3
         ``strategy="quantile"``: thresholds per numeric column, at the quantiles ``1/(n+1), ..., n/(n+1)`` of its
-        values (snapped to values present in the data, duplicates dropped).  A numeric column with ``k`` thresholds
-        gives ``k`` features ``col<t`` (or ``k + 1`` interval features with ``intervals=True``).
+        values (snapped to values present in the data, duplicates dropped), each then printed as the shortest
+        decimal that splits the training rows alike (``a<-0.4577``, not ``a<-0.45772582566733916``).  A numeric
+        column with ``k`` thresholds gives ``k`` features ``col<t`` (or ``k + 1`` interval features with
+        ``intervals=True``).
     strategy : "quantile" (default) or "gbdt"
         ``"gbdt"``: the thresholds a scikit-learn ``GradientBoostingClassifier(n_estimators, max_depth)`` fitted to
         ``(X, y)`` splits on (``fit`` then needs ``y``), features ``col<=t`` with ``t`` the midpoint between the two

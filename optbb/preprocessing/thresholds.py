@@ -2,6 +2,8 @@
 readable times they print as."""
 from __future__ import annotations
 
+from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, localcontext
+
 import numpy as np
 import pandas as pd
 
@@ -43,6 +45,30 @@ def digits_to_distinguish(values, data) -> int:
     return 17
 
 
+def shortest_decimal(lo: float, hi: float) -> float:
+    """The number of fewest significant digits in ``(lo, hi]`` (``hi`` itself if it is one of them, else the one
+    nearest the middle), so that ``x < result`` splits any values outside the interval as ``x < hi`` does."""
+    with localcontext() as ctx:
+        ctx.prec = 800  # every double is exact in decimal within 767 digits
+        a, b = Decimal(lo), Decimal(hi)
+        mid = (a + b) / 2
+        top = max(abs(a), abs(b))
+        if top == 0:
+            return hi
+        e = top.adjusted() + 1
+        for q in range(e, e - 20, -1):
+            step = Decimal(1).scaleb(q)
+            first = (a / step).to_integral_value(rounding=ROUND_FLOOR) + 1
+            last = (b / step).to_integral_value(rounding=ROUND_FLOOR)
+            if first <= last:
+                k = last if last * step == b else min(
+                    max((mid / step).to_integral_value(rounding=ROUND_HALF_EVEN), first), last)
+                c = float(k * step)
+                if lo < c <= hi:
+                    return c
+    return hi
+
+
 def readable_time(lo: int, hi: int, closed_left: bool) -> int:
     """The roundest time (whole days, then hours, minutes, ... nanoseconds) in ``(lo, hi]``, or in ``[lo, hi)`` with
     ``closed_left``: the interval's own end if it is among those, else the one nearest the middle; times are
@@ -60,19 +86,19 @@ def readable_time(lo: int, hi: int, closed_left: bool) -> int:
 
 
 def quantile_thresholds(x: np.ndarray, n: int) -> np.ndarray:
-    """``n`` quantile thresholds of ``x`` (``x < t`` features), duplicates dropped, none at the minimum: training
-    values, except in a time column (integer nanoseconds), where each training value ``t`` is moved down to the
-    roundest time above the next smaller training value, which splits the training rows alike (``2020-01-03``
-    rather than ``2020-01-02 17:33:04``)."""
+    """``n`` quantile thresholds of ``x`` (``x < t`` features), duplicates dropped, none at the minimum.  Each is a
+    training value ``t`` moved down to the shortest decimal above the next smaller training value, which splits the
+    training rows alike (``-0.4577`` rather than ``-0.45772582566733916``); in a time column (integer nanoseconds),
+    the roundest time there (``2020-01-03`` rather than ``2020-01-02 17:33:04``)."""
     values = np.unique(x)
     t = np.unique(np.quantile(x, np.arange(1, n + 1) / (n + 1), method="higher"))
     t = t[t > values[0]]  # "col < min" would be empty
     if t.size == 0 and values.size > 1:
         t = values[1:2]
-    if x.dtype.kind != "i":
-        return t
-    below = values[np.searchsorted(values, t) - 1]  # times in nanoseconds
-    return np.asarray([readable_time(a, b, closed_left=False) for a, b in zip(below, t)], dtype=np.int64)
+    below = values[np.searchsorted(values, t) - 1]
+    if x.dtype.kind == "i":  # times in nanoseconds
+        return np.asarray([readable_time(a, b, closed_left=False) for a, b in zip(below, t)], dtype=np.int64)
+    return np.asarray([shortest_decimal(float(a), float(b)) for a, b in zip(below, t)], dtype=np.float64)
 
 
 def ensemble_split_gains(X: np.ndarray, y, n_estimators: int = 40, max_depth: int = 1, random_state=0,

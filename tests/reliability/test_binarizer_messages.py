@@ -1,6 +1,6 @@
 """Binarizer messages and readable thresholds (issue 28, items 11 and 12): bad parameters named, thresholds the
 Binarizer would ignore refused, "every column is constant" said only when true, the ensemble of strategy="gbdt" on
-values float32 cannot hold."""
+values float32 cannot hold, and quantile thresholds printed as short decimals."""
 from __future__ import annotations
 
 import numpy as np
@@ -51,3 +51,21 @@ def test_no_feature_message_says_why():
         Binarizer().fit(pd.DataFrame({"v": [2.0, 2.0, 2.0]}))
     with pytest.raises(ValueError, match="every column is constant"):
         Binarizer(strategy="gbdt").fit(pd.DataFrame({"v": [2.0, 2.0, 2.0]}), [0, 1, 1])
+
+
+def test_quantile_thresholds_are_short_decimals_splitting_the_training_rows_alike():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=500), "b": rng.normal(size=500) * 1e-6 + 1000})
+    b = Binarizer(n_thresholds=5).fit(df)
+    def digits(text):
+        return len(text.lstrip("-").replace(".", "").lstrip("0"))
+
+    for col in df:
+        exact = np.unique(np.quantile(df[col], np.arange(1, 6) / 6, method="higher"))
+        names = [n for n in b.get_feature_names_out() if n.startswith(col)]
+        assert all(digits(n.split("<")[1]) < digits(repr(t)) for n, t in zip(names, exact)), (names, exact)
+        assert col == "b" or all(digits(n.split("<")[1]) <= 4 for n in names), names
+        Z = b.transform(df)[:, [k for k, s in enumerate(b.specs_) if s[0] == col]]
+        np.testing.assert_array_equal(Z, (df[col].to_numpy()[:, None] < exact[None, :]).astype(np.uint8))
+    assert Binarizer(n_thresholds=1).fit(pd.DataFrame({"a": [-0.45772582566733916, -0.2, 0.3]}))\
+        .get_feature_names_out()[0] == "a<-0.3"
