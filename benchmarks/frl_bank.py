@@ -34,7 +34,7 @@ from optbb.common.bitset import popcount64  # noqa: E402
 from optbb.frl import FRLClassifier, SoftFRLClassifier, load_bank_full  # noqa: E402
 from optbb.common.data import BinaryDataset  # noqa: E402
 from optbb.frl import solve as frl_solve  # noqa: E402
-from optbb.frl.search import SearchData  # noqa: E402
+from optbb.frl.packing import SearchData  # noqa: E402
 
 REF_FRL_MS = (30.4, 31.6)
 REF_FRL_MPZ_MS = (5.7, 5.9)

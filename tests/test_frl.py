@@ -18,7 +18,7 @@ from optbb.common.result import Status
 from optbb.frl import FRLClassifier, SoftFRLClassifier, make_falling
 from optbb.frl import bounds as B
 from optbb.frl import objective as O
-from optbb.frl.search import _frl_cn_limit
+from optbb.frl.counts import frl_cn_limit
 
 N_BANK = 45211
 # with NUMBA_DISABLE_JIT=1 (coverage runs) the kernels run as plain Python: fewer search cases, no bank-full search
@@ -200,7 +200,7 @@ def test_frl_bounds_against_brute_force(prob):
     P_rem, N_rem = rp, rn
     L_best = best + float(rng.choice([0.0, 1e-3, 0.05, 1.0]))
     for cp in range(1, P_rem + 1):
-        lim = _frl_cn_limit(cp, P_rem, N_rem, L_e, L_best, float(n), w, C, True)
+        lim = frl_cn_limit(cp, P_rem, N_rem, L_e, L_best, float(n), w, C, True)
         for cn in range(0, N_rem + 1):
             if cn < lim or cp + cn == P_rem + N_rem:
                 continue
@@ -333,7 +333,7 @@ def test_early_exit_does_not_change_the_trajectory():
     that never stops early, gives the same iterations."""
     from optbb.common.data import from_arrays
     from optbb.frl import solve
-    from optbb.frl.search import SearchData
+    from optbb.frl.packing import SearchData
 
     rng = np.random.default_rng(11)
     n, k = (1500, 12) if NOJIT else (6000, 40)

@@ -19,7 +19,8 @@ from optbb.common.mining import mine_classwise
 from optbb.frl import FRLClassifier, SoftFRLClassifier, solve
 from optbb.frl import bounds as B
 from optbb.frl import objective as O
-from optbb.frl.search import SearchData, _frl_cn_limit
+from optbb.frl.counts import frl_cn_limit
+from optbb.frl.packing import SearchData
 
 NOJIT = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
 SEARCH_CASES = 20 if NOJIT else 150
@@ -142,7 +143,7 @@ def test_frl_bounds_with_weights_against_brute_force(prob, kind):
     for _ in range(200 if rp > 0 else 0):
         cp = float(rng.uniform(0, rp))
         cn = float(rng.uniform(0, rn))
-        lim = _frl_cn_limit(cp, rp, rn, L_e, L_best, n, w, C, True, 1e-9 * n, False)
+        lim = frl_cn_limit(cp, rp, rn, L_e, L_best, n, w, C, True, 1e-9 * n, False)
         if cp <= 0 or cn < lim:
             continue
         r_p, r_n = rp - cp, rn - cn
@@ -303,7 +304,7 @@ def test_solve_takes_sample_and_class_weights():
     with pytest.raises(ValueError, match="sample_weight"):
         solve(from_arrays(X, y), sample_weight=-sw, **kw)
     with pytest.raises(ValueError, match="class_weight"):
-        solve(from_arrays(X, y), class_weight={2: 1.0}, **kw)
+        solve(from_arrays(X, y), class_weight={1: -1.0}, **kw)
 
 
 @pytest.mark.parametrize("per_word", [False, True])
