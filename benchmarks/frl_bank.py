@@ -31,7 +31,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from optbb.common.bitset import popcount64  # noqa: E402
-from optbb.frl import FRLClassifier, SoftFRLClassifier, load_bank_full  # noqa: E402
+from optbb.datasets import load_bank_full  # noqa: E402
+from optbb.frl import FRLClassifier, SoftFRLClassifier  # noqa: E402
 from optbb.common.data import BinaryDataset  # noqa: E402
 from optbb.frl import solve as frl_solve  # noqa: E402
 from optbb.frl.packing import SearchData  # noqa: E402

@@ -547,13 +547,13 @@ def test_mine_classwise_exact_threshold():
 
 @pytest.fixture(scope="module")
 def bank(shared_dir):
-    from optbb.frl.data import load_bank_full
+    from optbb.datasets.bank import load_bank_full
 
     return load_bank_full(shared_dir / "data" / "frl")
 
 
 def test_bank_loader_and_discretisation(bank, shared_dir):
-    from optbb.frl.data import discretize_bank, read_items
+    from optbb.datasets.bank import discretize_bank, read_items
 
     assert bank.X.shape == (45211, 48)
     assert int(bank.y.sum()) == 5289

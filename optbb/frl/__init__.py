@@ -1,9 +1,8 @@
 """Falling rule lists (FRL) and softly falling rule lists (softFRL): Chen & Rudin, AISTATS 2018."""
-from .data import load_bank_full
 from .estimator import FRLClassifier, SoftFRLClassifier
 from .model import FallingRuleList
 from .objective import frl_objective, make_falling, soft_objective
 from .search import solve
 
-__all__ = ["solve", "FRLClassifier", "SoftFRLClassifier", "FallingRuleList", "load_bank_full", "frl_objective",
-           "soft_objective", "make_falling"]
+__all__ = ["solve", "FRLClassifier", "SoftFRLClassifier", "FallingRuleList", "frl_objective", "soft_objective",
+           "make_falling"]
