@@ -86,12 +86,12 @@ def corels_task(fold: int, regularization: float, policy: str = "lower_bound", m
                 time_limit=time_limit, memory_limit=memory_limit)
     out = {k: res.counters.get(k) for k in COUNTERS}
     out.update(search_fields(res), rules=len(res.model), model=res.model.text(),
-               train_accuracy=accuracy(res.model.predict(data.X), data.y))
+               train_accuracy=accuracy(res.model.predict_antecedents(data.X), data.y))
     if test:
         test_data = load_corels_fold(fold, "test")
         if list(test_data.feature_names) != list(data.feature_names):
             raise ValueError(f"fold {fold}: test antecedents differ from the training fold's")
-        out["test_accuracy"] = accuracy(res.model.predict(test_data.X), test_data.y)
+        out["test_accuracy"] = accuracy(res.model.predict_antecedents(test_data.X), test_data.y)
     if trace:
         tr = res.trace
         out["trace"] = {c: tr[c].to_numpy().tolist() for c in tr.columns}

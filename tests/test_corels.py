@@ -180,14 +180,14 @@ def test_large_lambda_gives_empty_list():
     assert result.status.name == "OPTIMAL" and len(result.model) == 0
 
 
-def test_predict_features_refuses_what_it_cannot_read():
+def test_predict_refuses_what_it_cannot_read():
     A = np.array([[1, 0], [0, 1], [1, 1], [0, 0]] * 5, dtype=np.uint8)
     model = solve(from_arrays(A, A[:, 0]), 0.01).model
-    assert len(model) == 1 and np.array_equal(model.predict_features(A), A[:, 0])
+    assert len(model) == 1 and np.array_equal(model.predict(A), A[:, 0])
     with pytest.raises(ValueError, match=r"X must have 2 feature columns, got shape \(20, 1\)"):
-        model.predict_features(A[:, :1])
+        model.predict(A[:, :1])
     d = model.to_dict()
     for rule in d["rules"]:
         del rule["features"], rule["negated"]
     with pytest.raises(ValueError, match="does not know its antecedents' literals"):
-        RuleList.from_dict(d).predict_features(A)
+        RuleList.from_dict(d).predict(A)

@@ -213,7 +213,7 @@ def test_three_class_rule_list_json_round_trip():
     model = est.rule_list_
     back = RuleList.from_json(model.to_json())
     assert back.label_names == model.label_names and len(back.label_names) == 3
-    assert np.array_equal(back.predict_features(X), model.predict_features(X))
+    assert np.array_equal(back.predict(X), model.predict(X))
     assert np.allclose(back.class_counts(), model.class_counts())
     assert "cat" in model.text() or "bee" in model.text() or "ant" in model.text()
 

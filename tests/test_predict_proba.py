@@ -106,7 +106,7 @@ def test_probabilities_are_the_training_frequencies_of_the_capturing_rule():
     X, y = _data(seed=3)
     est = CorelsClassifier(regularization=0.02, max_card=1).fit(X, y)
     A = est.antecedents_.transform(X)
-    idx = est.rule_list_.capture(A)
+    idx = est.rule_list_.capture_antecedents(A)
     proba = est.predict_proba(X)
     labels = [r.prediction for r in est.rule_list_.rules] + [est.rule_list_.default_prediction]
     for k in np.unique(idx):
@@ -133,7 +133,7 @@ def test_counts_survive_json(name):
     back = export.from_json(export.to_json(model))
     if name == "corels":
         A = est.antecedents_.transform(X)
-        np.testing.assert_array_equal(back.predict_proba(A), model.predict_proba(A))
+        np.testing.assert_array_equal(back.predict_proba_antecedents(A), model.predict_proba_antecedents(A))
         assert back.default_class_counts == model.default_class_counts
     else:
         np.testing.assert_array_equal(back.predict_proba(X), model.predict_proba(X))
@@ -150,7 +150,7 @@ def test_models_without_stored_counts_derive_them():
         r.pop("class_counts")
     old = export.from_dict(d)
     A = est.antecedents_.transform(X)
-    np.testing.assert_array_equal(old.predict_proba(A), est.rule_list_.predict_proba(A))
+    np.testing.assert_array_equal(old.predict_proba_antecedents(A), est.rule_list_.predict_proba_antecedents(A))
     t = OSDTClassifier(regularization=0.03).fit(X, y).tree_
     dt = export.to_dict(t)
 

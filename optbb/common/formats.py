@@ -32,6 +32,32 @@ def plain(v):
     return v
 
 
+def json_label(v):
+    """A class label as JSON holds it: a string, number or boolean as it is (numpy scalars as Python values),
+    anything else (a date, a tuple) as its ``str``, the way rule lists write their ``label_names``."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, (str, bool, numbers.Real)):
+        return plain(v)
+    return str(v)
+
+
+def as_labels(v, what: str, n_classes: int | None = None) -> list | None:
+    """The ``classes`` of a model read from JSON: None, or a list of distinct strings, numbers or booleans (at
+    least two; ``n_classes`` where given)."""
+    if v is None:
+        return None
+    v = as_list(v, what)
+    if not all(isinstance(x, (str, bool, numbers.Real)) for x in v):
+        raise ValueError(f"{what} must be a list of strings, numbers or booleans")
+    if len(v) < 2 or (n_classes is not None and len(v) != n_classes):
+        need = "at least two" if n_classes is None else str(n_classes)
+        raise ValueError(f"{what} must hold {need} labels (one per class), got {len(v)}")
+    if len({(type(x), x) for x in v}) != len(v):
+        raise ValueError(f"{what} must hold distinct labels, got {v}")
+    return list(v)
+
+
 def dumps(d: dict, indent: int | None = 2) -> str:
     """Strict JSON text of a model dict (``allow_nan=False``: strict parsers reject ``NaN``)."""
     return json.dumps(plain(d), indent=indent, allow_nan=False)

@@ -93,13 +93,15 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
             self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose)
         self.rule_list_ = self.result_.model
         self.rule_list_.attach_literals(self.antecedents_.antecedents, feature_names)
+        self.rule_list_.classes = list(classes)
         self.classes_ = classes
         return self
 
     def predict(self, X) -> np.ndarray:
         """The label of the first rule whose antecedent each row satisfies (the default label otherwise)."""
         X01 = validate_predict_input(self, X)
-        return self.classes_[self.rule_list_.predict(self.antecedents_.transform(X01))]
+        rl = self.rule_list_
+        return self.classes_[rl.rule_classes()[rl.capture_antecedents(self.antecedents_.transform(X01))]]
 
     def __str__(self) -> str:
         return self.rule_list_.text() if hasattr(self, "rule_list_") else repr(self)
@@ -110,4 +112,4 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
         pseudo-count on the rule's label (``(c_k + 1 + [k == label]) / (n + K + 1)``, see :mod:`optbb.common.proba`),
         so rows sum to 1 and ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
         X01 = validate_predict_input(self, X)
-        return self.rule_list_.predict_proba(self.antecedents_.transform(X01))
+        return self.rule_list_.predict_proba_antecedents(self.antecedents_.transform(X01))

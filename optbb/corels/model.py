@@ -1,13 +1,14 @@
 """``RuleList``: the model CORELS returns, with prediction, per-rule statistics and text output."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..common.data import MAX_CLASSES
-from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_list, as_str_list, binary_rows, dot_chain,
-                              first_match, latex_chain, latex_escape, literals, plain, reader)
+from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_labels, as_list, as_str_list, binary_rows,
+                              dot_chain, first_match, json_label, latex_chain, latex_escape, literals, plain, reader)
 from ..common.mining import Antecedent
 from ..common.proba import binary_counts, smoothed_probabilities
 
@@ -46,9 +47,14 @@ class Rule:
 class RuleList(JsonForm):
     """An ordered list of rules followed by a default prediction, over ``len(label_names) >= 2`` classes.
 
-    ``antecedent`` indices refer to the columns of the antecedent matrix the list was learned on; ``predict`` takes
-    such a matrix.  Each rule also holds its literals over the raw features (``feature_names``), so
-    ``predict_features`` works on raw 0/1 features without the miner (after a JSON round trip too).
+    ``predict``, ``predict_proba`` and ``capture`` take the raw 0/1 features the list was learned from (columns in
+    the order of ``feature_names``): each rule holds its literals over them, so the list predicts without the miner
+    (after a JSON round trip too).  For CORELS-format data (antecedents given directly as columns) that matrix is the
+    antecedent matrix.  ``antecedent`` indices refer to the columns of the antecedent matrix the list was learned
+    on; ``predict_antecedents``, ``predict_proba_antecedents`` and ``capture_antecedents`` take such a matrix.
+
+    ``classes``: the labels the rules predict (class index ``j`` predicts ``classes[j]``), set by the estimator and
+    stored in the JSON; without them (a list from :func:`optbb.corels.solve`) ``predict`` gives class indices.
     """
 
     rules: list[Rule]
@@ -62,24 +68,50 @@ class RuleList(JsonForm):
     meta: dict = field(default_factory=dict)
     feature_names: list[str] = field(default_factory=list)
     default_class_counts: list | None = None  # amount of each class reaching the default rule
+    classes: list | None = None
 
     def __len__(self) -> int:
         return len(self.rules)
 
-    def _labels(self) -> np.ndarray:
+    def rule_classes(self) -> np.ndarray:
+        """Class index each rule predicts, the default rule last."""
         return np.array([r.prediction for r in self.rules] + [self.default_prediction], dtype=np.uint8)
 
-    def predict(self, A: np.ndarray) -> np.ndarray:
-        """Labels (class indices) for the rows of an antecedent matrix ``A``."""
-        return self._labels()[self.capture(A)]
+    def _labels_of(self, idx: np.ndarray) -> np.ndarray:
+        pred = self.rule_classes()[idx]
+        return pred if self.classes is None else np.asarray(self.classes)[pred]
 
-    def predict_features(self, X) -> np.ndarray:
-        """Labels (class indices) for the rows of a raw 0/1 feature matrix (columns in the order of
-        ``feature_names``)."""
+    def capture(self, X) -> np.ndarray:
+        """Index of the rule that classifies each row of a raw 0/1 feature matrix (``len(self)``: the default)."""
         X = binary_rows(X, len(self.feature_names))
         if any(not r.features for r in self.rules):
-            raise ValueError("this rule list does not know its antecedents' literals (an old JSON file?)")
-        return self._labels()[first_match((r.evaluate(X) for r in self.rules), X.shape[0])]
+            raise ValueError("this rule list does not know its antecedents' literals (an old JSON file?); use "
+                             "capture_antecedents / predict_antecedents on the antecedent matrix")
+        return first_match((r.evaluate(X) for r in self.rules), X.shape[0])
+
+    def capture_antecedents(self, A: np.ndarray) -> np.ndarray:
+        """Index of the rule that classifies each row of an antecedent matrix ``A`` (``len(self)``: the default)."""
+        A = np.asarray(A)
+        if A.ndim != 2:
+            raise ValueError(f"A must be 2-D (samples x antecedents), got shape {A.shape}")
+        top = max((r.antecedent for r in self.rules), default=-1)
+        if A.shape[1] <= top:
+            raise ValueError(f"A has {A.shape[1]} antecedent columns but the list uses antecedent {top}")
+        return first_match((A[:, r.antecedent] != 0 for r in self.rules), A.shape[0])
+
+    def predict(self, X) -> np.ndarray:
+        """Labels (``classes``, else class indices) for the rows of a raw 0/1 feature matrix."""
+        return self._labels_of(self.capture(X))
+
+    def predict_antecedents(self, A: np.ndarray) -> np.ndarray:
+        """Labels (``classes``, else class indices) for the rows of an antecedent matrix ``A``."""
+        return self._labels_of(self.capture_antecedents(A))
+
+    def predict_features(self, X) -> np.ndarray:
+        """Deprecated alias of :meth:`predict` (which now takes the raw features)."""
+        warnings.warn("RuleList.predict_features is deprecated and will be removed in the next release; use "
+                      "RuleList.predict, which takes the raw 0/1 features", FutureWarning, stacklevel=2)
+        return self.predict(X)
 
     def attach_literals(self, antecedents, feature_names) -> None:
         """Record each rule's literals (``antecedents[rule.antecedent]``, objects with ``features`` and
@@ -89,11 +121,6 @@ class RuleList(JsonForm):
             r.features = tuple(int(f) for f in a.features)
             r.negated = tuple(bool(n) for n in a.negated)
         self.feature_names = [str(n) for n in feature_names]
-
-    def capture(self, A: np.ndarray) -> np.ndarray:
-        """Index of the rule that classifies each row of an antecedent matrix ``A`` (``len(self)``: the default)."""
-        A = np.asarray(A)
-        return first_match((A[:, r.antecedent] != 0 for r in self.rules), A.shape[0])
 
     def class_counts(self) -> np.ndarray:
         """``(len(self) + 1, K)`` training class counts of each rule, the default rule last.
@@ -106,12 +133,19 @@ class RuleList(JsonForm):
             return np.asarray(stored, dtype=np.float64).reshape(len(stored), -1)
         n = [r.n_captured for r in self.rules] + [self.default_captured]
         e = [r.n_captured - r.n_correct for r in self.rules] + [self.default_captured - self.default_correct]
-        return binary_counts(n, e, self._labels())
+        return binary_counts(n, e, self.rule_classes())
 
-    def predict_proba(self, A: np.ndarray) -> np.ndarray:
-        """Smoothed training class frequencies of the rule classifying each row of ``A`` (see
-        :mod:`optbb.common.proba`); the largest entry of each row is that rule's label."""
-        return smoothed_probabilities(self.class_counts(), self._labels())[self.capture(A)]
+    def predict_proba(self, X) -> np.ndarray:
+        """Smoothed training class frequencies of the rule classifying each row of a raw 0/1 feature matrix (see
+        :mod:`optbb.common.proba`), columns in class order; the largest entry of each row is that rule's label."""
+        return self._proba()[self.capture(X)]
+
+    def predict_proba_antecedents(self, A: np.ndarray) -> np.ndarray:
+        """:meth:`predict_proba` for the rows of an antecedent matrix ``A``."""
+        return self._proba()[self.capture_antecedents(A)]
+
+    def _proba(self) -> np.ndarray:
+        return smoothed_probabilities(self.class_counts(), self.rule_classes())
 
     def text(self) -> str:
         """Text like the reference CORELS output: ``if ({a}) then ({label}) / else if ... / else ({label})``."""
@@ -143,7 +177,8 @@ class RuleList(JsonForm):
                 "default_correct": int(self.default_correct), "n_samples": int(self.n_samples),
                 "objective": plain(float(self.objective)), "regularization": plain(float(self.regularization)),
                 "meta": plain(self.meta), "feature_names": [str(n) for n in self.feature_names],
-                "default_class_counts": plain(self.default_class_counts)}
+                "default_class_counts": plain(self.default_class_counts),
+                "classes": None if self.classes is None else [json_label(c) for c in self.classes]}
 
     @classmethod
     @reader("RuleList")
@@ -176,11 +211,12 @@ class RuleList(JsonForm):
                    as_int(d.get("default_correct", 0), "default_correct", 0, captured),
                    as_int(d.get("n_samples", 0), "n_samples", 0), as_float(d.get("objective"), "objective"),
                    as_float(d.get("regularization"), "regularization"), meta, names,
-                   as_counts(d.get("default_class_counts"), "default_class_counts", len(labels)))
+                   as_counts(d.get("default_class_counts"), "default_class_counts", len(labels)),
+                   as_labels(d.get("classes"), "classes", len(labels)))
 
     def to_latex(self) -> str:
         """``algorithmic`` environment, as the C++ CORELS ``-L`` option writes it."""
-        outs = [rf"\text{{prediction}} = \text{{{latex_escape(self.label_names[p])}}}" for p in self._labels()]
+        outs = [rf"\text{{prediction}} = \text{{{latex_escape(self.label_names[p])}}}" for p in self.rule_classes()]
         return latex_chain([r.name for r in self.rules], outs[:-1], outs[-1])
 
     def to_dot(self) -> str:

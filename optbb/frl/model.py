@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..common.formats import (JsonForm, as_float, as_int, as_list, as_str_list, binary_rows, dot_chain, first_match,
-                              latex_chain, literals, plain, reader)
+from ..common.formats import (JsonForm, as_float, as_int, as_labels, as_list, as_str_list, binary_rows, dot_chain,
+                              first_match, json_label, latex_chain, literals, plain, reader)
 from ..common.mining import Antecedent
 
 
@@ -36,6 +36,11 @@ class FallingRuleList(JsonForm):
         weights of the samples captured (float64).
     positive_weight : ``w``; predictions use the threshold ``1/(1+w)`` (Theorem 2.8).
     objective : the training objective (``L`` or ``L~``).
+    classes : the two labels ``[negative, positive]`` (set by the estimator and stored in the JSON); ``predict``
+        gives them, or 0/1 when they are not known.
+
+    ``predict``, ``predict_proba`` and ``capture`` take the raw 0/1 features (columns in the order of
+    ``feature_names``): the antecedents are literals over them.
     """
 
     antecedents: list[Antecedent]
@@ -48,6 +53,7 @@ class FallingRuleList(JsonForm):
     objective: float = float("nan")
     soft: bool = False
     feature_names: list[str] = field(default_factory=list)
+    classes: list | None = None
 
     def __len__(self) -> int:
         """Size ``|d|``: number of rules, the else clause excluded."""
@@ -72,8 +78,10 @@ class FallingRuleList(JsonForm):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X) -> np.ndarray:
-        """1 where the capturing rule's probability exceeds ``1/(1+w)`` (strict, as in training)."""
-        return (self.rule_probability(X) > self.threshold).astype(np.int64)
+        """The positive label (``classes[1]``, else 1) where the capturing rule's probability exceeds ``1/(1+w)``
+        (strict, as in training), the negative one (``classes[0]``, else 0) elsewhere."""
+        positive = (self.rule_probability(X) > self.threshold).astype(np.int64)
+        return positive if self.classes is None else np.asarray(self.classes)[positive]
 
     def is_falling(self) -> bool:
         p = np.asarray(self.probabilities)
@@ -105,7 +113,8 @@ class FallingRuleList(JsonForm):
                 "proportions": plain(np.asarray(self.proportions, float)), "n_pos": plain(np.asarray(self.n_pos)),
                 "n_neg": plain(np.asarray(self.n_neg)), "positive_weight": plain(float(self.positive_weight)),
                 "objective": plain(float(self.objective)), "soft": bool(self.soft),
-                "feature_names": [str(n) for n in self.feature_names]}
+                "feature_names": [str(n) for n in self.feature_names],
+                "classes": None if self.classes is None else [json_label(c) for c in self.classes]}
 
     @classmethod
     @reader("FallingRuleList")
@@ -139,7 +148,8 @@ class FallingRuleList(JsonForm):
         if not isinstance(d["soft"], bool):
             raise ValueError("soft must be true or false")
         return cls(ants, names, cols["probabilities"], cols["proportions"], cols["n_pos"], cols["n_neg"], w,
-                   as_float(d.get("objective"), "objective"), d["soft"], feature_names)
+                   as_float(d.get("objective"), "objective"), d["soft"], feature_names,
+                   as_labels(d.get("classes"), "classes", 2))
 
     def to_latex(self) -> str:
         """``algorithmic`` environment with each clause's probability."""

@@ -10,8 +10,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..common.formats import (JsonForm, as_counts, as_int, as_list, as_str_list, binary_rows, dot_escape, latex_escape,
-                              plain, reader)
+from ..common.formats import (JsonForm, as_counts, as_int, as_labels, as_list, as_str_list, binary_rows, dot_escape,
+                              json_label, latex_escape, plain, reader)
 from ..common.proba import binary_counts, smoothed_probabilities
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
@@ -110,7 +110,7 @@ class Tree(JsonForm):
         def rec(node):
             if node[0] == "leaf":
                 k = node[1]
-                d = {"prediction": plain(self._label(self.predictions[k]))}
+                d = {"prediction": json_label(self._label(self.predictions[k]))}
                 for key, values in (("n_samples", self.n_samples), ("errors", self.errors)):
                     if values:
                         d[key] = int(values[k])
@@ -121,7 +121,7 @@ class Tree(JsonForm):
             return {"feature": int(f), "name": self._name(f), "true": rec(one), "false": rec(zero)}
 
         head = {"model": "Tree", "feature_names": [str(n) for n in self.feature_names],
-                "classes": None if self.classes is None else plain(list(self.classes))}
+                "classes": None if self.classes is None else [json_label(c) for c in self.classes]}
         return {**head, **rec(self._root)}
 
     @classmethod
@@ -130,9 +130,7 @@ class Tree(JsonForm):
         """The tree ``to_dict`` describes (also the older flat form with ``leaves`` and ``predictions``); a
         ValueError on anything malformed."""
         names = as_str_list(d["feature_names"], "feature_names")
-        classes = d.get("classes")
-        if classes is not None and (not isinstance(classes, list) or len(classes) < 2):
-            raise ValueError("classes must be null or a list of at least two labels")
+        classes = as_labels(d.get("classes"), "classes")
         if "leaves" in d:  # the flat form written by earlier versions of optbb.export
             leaves = [tuple(tuple(lit) for lit in as_list(leaf, "leaf")) for leaf in as_list(d["leaves"], "leaves")]
             preds = [as_int(p, "prediction", 0) for p in as_list(d["predictions"], "predictions")]
