@@ -227,13 +227,14 @@ def latex_chain(conditions: list[str], outcomes: list[str], default: str) -> str
 
 
 def dot_chain(conditions: list[str], outcomes: list[str], default: str) -> str:
-    """Graphviz DOT source of a decision list: a chain of conditions, each with its outcome."""
+    """Graphviz DOT source of a decision list: a chain of conditions, each with its outcome (edges "if true" and
+    "else", which no class name such as "yes" can be mistaken for)."""
     lines = ["digraph RuleList {", '  node [fontname="Helvetica"];']
     for k, (cond, out) in enumerate(zip(conditions, outcomes)):
         lines.append(f'  c{k} [shape=ellipse, label="{dot_escape(cond)}"];')
         lines.append(f'  o{k} [shape=box, label="{dot_escape(out)}"];')
-        lines.append(f'  c{k} -> o{k} [label="yes"];')
+        lines.append(f'  c{k} -> o{k} [label="if true"];')
         nxt = f"c{k + 1}" if k + 1 < len(conditions) else "default"
-        lines.append(f'  c{k} -> {nxt} [label="no"];')
+        lines.append(f'  c{k} -> {nxt} [label="else"];')
     lines += [f'  default [shape=box, label="{dot_escape(default)}"];', "}"]
     return "\n".join(lines)

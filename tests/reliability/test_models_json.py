@@ -1,5 +1,5 @@
 """Every model predicts on the raw features it was learned from and gives the labels it stores, in memory and after
-a JSON round trip (issue 25, issue 28 item 10)."""
+a JSON round trip (issue 25, issue 28 items 10 and 12)."""
 from __future__ import annotations
 
 import datetime
@@ -107,6 +107,15 @@ def test_stored_classes_are_checked(bad):
         d["classes"] = bad
         with pytest.raises(ValueError, match="classes"):
             export.from_dict(d)
+
+
+def test_rule_list_dot_edges_cannot_be_read_as_a_class_name():
+    """Edges labelled "yes" / "no" read as predictions when a class is named "yes"."""
+    X, y = _data()
+    for name in ("corels", "frl"):
+        dot = export.to_dot(_model(ESTIMATORS[name]().fit(X, y)))
+        assert 'label="yes"' not in dot and 'label="no"' not in dot
+        assert 'label="if true"' in dot and 'label="else"' in dot
 
 
 def test_rule_list_without_classes_still_predicts_class_indices():
