@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import csv
 import errno
+import io
 import os
 import signal
 import subprocess
@@ -19,10 +21,11 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import datasets
-from .common.data import read_binary_csv, read_corels
+from .common.data import from_arrays, open_text, read_corels
 from .common.limits import InterruptGuard
 
 EXIT_OK, EXIT_INPUT, EXIT_LIMIT, EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 0, 2, 3, 130, 141, 143
@@ -77,23 +80,58 @@ def _print_result(title: str, result, model_text: str) -> None:
     print()
 
 
-def _load_binary(spec: str, label: str | None = None):
-    """``(BinaryDataset, is_antecedents)`` from a bundled name, a CORELS .out (+ .label), or a binary CSV."""
+def _load_binary(spec: str, label: str | None = None, command: str = "corels"):
+    """``(BinaryDataset, is_antecedents, classes)`` from a bundled name, a CORELS .out (+ .label), or a binary CSV;
+    ``classes``: the label values of a CSV (class index ``j`` is ``classes[j]``), else None."""
     with _reading(spec):
         if spec in datasets.list_datasets():
             if spec.startswith("corels-"):
-                return datasets.load_compas_corels(spec.split("-")[-1]), True
+                return datasets.load_compas_corels(spec.split("-")[-1]), True, None
             if spec.startswith("osdt-"):
-                return datasets.load_osdt(spec[len("osdt-"):]), False
-            raise InputError(f"data set {spec!r} is not a binary table; use it with `optbb frl`")
+                return datasets.load_osdt(spec[len("osdt-"):]), False, None
+            other = " or `optbb frl frl-bank-full`" if command == "frl" else ""
+            raise InputError(f"data set {spec!r} has raw (non-binary) columns, which `optbb {command}` cannot read: "
+                             f"use a binary data set (`optbb datasets`: corels-*, osdt-*){other}, or binarize it in "
+                             "Python (optbb.Binarizer) and pass the result as a binary CSV")
         path = Path(spec)
         if not path.exists():
             raise InputError(f"{spec}: no such file and not a bundled data set (see `optbb datasets`)")
         if path.name.endswith((".out", ".out.gz")):
             stem = path.name[: path.name.rindex(".out")]
             label_path = Path(label) if label else _sibling(path, stem, ".label")
-            return read_corels(path, label_path, _sibling(path, stem, ".minor", required=False)), True
-        return read_binary_csv(path), False
+            return read_corels(path, label_path, _sibling(path, stem, ".minor", required=False)), True, None
+        data, classes = _read_csv_table(path)
+        return data, False, classes
+
+
+def _read_csv_table(path: Path):
+    """``(BinaryDataset, classes)`` of a CSV with a header, 0/1 feature columns and the label last (``,`` or ``;``
+    sniffed): the label may hold any ``k >= 2`` values, ``classes`` (sorted), encoded as class indices."""
+    with open_text(path) as fh:
+        text = fh.read()
+    first = text.split("\n", 1)[0]
+    sep = ";" if first.count(";") > first.count(",") else ","
+    header = [h.strip() for h in next(csv.reader(io.StringIO(first), delimiter=sep), [])]
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:  # pandas would rename them silently ("a", "a.1")
+        raise ValueError(f"duplicate column names in the header: {dup[:5]}")
+    df = pd.read_csv(io.StringIO(text), sep=sep)
+    if df.shape[1] < 2:
+        raise ValueError("the table needs at least one feature column and one label column (the last)")
+    if df.shape[0] == 0:
+        raise ValueError("X is empty: it has 0 samples")
+    label = df.iloc[:, -1]
+    if label.isna().any():
+        raise ValueError(f"the label column {df.columns[-1]!r} is empty (NaN) in row {int(label.isna().argmax())}")
+    try:
+        classes, y = np.unique(label.to_numpy(), return_inverse=True)
+    except TypeError:  # labels of mixed types (numbers and text) cannot be sorted
+        classes, y = np.unique(label.astype(str).to_numpy(), return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(f"the label has a single class ({classes[0]} for all {len(label)} samples); a classifier "
+                         "needs two classes")
+    X = df.iloc[:, :-1]
+    return from_arrays(X, y, [str(c) for c in X.columns], label_names=[str(c) for c in classes]), classes
 
 
 def _sibling(path: Path, stem: str, ext: str, required: bool = True):
@@ -109,14 +147,18 @@ def cmd_corels(args) -> int:
     from .corels import solve
     from .corels.search import mine_and_solve
 
-    data, is_antecedents = _load_binary(args.data, args.label)
+    _check_outputs(args)
+    data, is_antecedents, classes = _load_binary(args.data, args.label)
     options = dict(policy=args.policy, map_type=args.map_type, ablation=tuple(args.ablation or ()),
                    time_limit=args.time_limit, node_limit=args.node_limit, memory_limit=args.memory_limit)
     if is_antecedents:
         result = solve(data, args.regularization, **options, verbose=args.verbose)
     else:  # mining runs under the same limits as the search
-        _, result = mine_and_solve(data, args.regularization, args.max_card, args.min_support, not args.no_negations,
-                                   **options, verbose=args.verbose)
+        mined, result = mine_and_solve(data, args.regularization, args.max_card, args.min_support,
+                                       not args.no_negations, **options, verbose=args.verbose)
+        result.model.attach_literals(mined.antecedents, data.feature_names)  # predicts on the CSV's columns
+    if classes is not None:
+        result.model.classes = list(classes)
     return _report(f"CORELS lambda={args.regularization} ({data.n_samples} samples, "
                    f"{result.counters['n_antecedents']} antecedents)", result, result.model, args)
 
@@ -124,11 +166,18 @@ def cmd_corels(args) -> int:
 def cmd_osdt(args) -> int:
     from .osdt import solve
 
-    data, _ = _load_binary(args.data, args.label)
+    _check_outputs(args)
+    data, _, classes = _load_binary(args.data, args.label, "osdt")
+    labels = None
+    if len(data.label_names) > 2:  # the dp search takes k classes as labels beside a 0/1 y
+        labels = data.y
+        data = from_arrays(data.X, (data.y > 0).astype(np.uint8), data.feature_names, data.sample_weight)
     result = solve(data, args.regularization, policy=args.policy, ablation=tuple(args.ablation or ()),
                    initial_tree=None if args.warm_start == "none" else args.warm_start, max_depth=args.max_depth,
                    max_leaves=args.max_leaves, time_limit=args.time_limit, node_limit=args.node_limit,
-                   memory_limit=args.memory_limit, verbose=args.verbose)
+                   memory_limit=args.memory_limit, verbose=args.verbose, labels=labels)
+    if classes is not None:
+        result.model.classes = list(classes)
     return _report(f"OSDT lambda={args.regularization} ({data.n_samples} samples, {data.n_features} features)",
                    result, result.model, args)
 
@@ -136,14 +185,16 @@ def cmd_osdt(args) -> int:
 def cmd_frl(args) -> int:
     from .frl import FRLClassifier, SoftFRLClassifier
 
+    _check_outputs(args)
     X, y = _load_frl_table(args.data)
     common = dict(positive_weight=args.positive_weight, regularization=args.regularization, p_stop=args.p_stop,
                   curiosity_weight=args.curiosity_weight, max_card=args.max_card, min_class_support=args.min_support,
                   random_state=args.seed, time_limit=args.time_limit, verbose=args.verbose)
+    n_iter = args.n_iter if args.n_iter is not None else 6000 if args.soft else 3000  # -n 0 is refused by argparse
     if args.soft:
-        est = SoftFRLClassifier(monotonicity_penalty=args.monotonicity_penalty, n_iter=args.n_iter or 6000, **common)
+        est = SoftFRLClassifier(monotonicity_penalty=args.monotonicity_penalty, n_iter=n_iter, **common)
     else:
-        est = FRLClassifier(n_iter=args.n_iter or 3000, **common)
+        est = FRLClassifier(n_iter=n_iter, **common)
     est.fit(X, y)
     return _report(f"{'softFRL' if args.soft else 'FRL'} w={args.positive_weight} C={args.regularization}",
                    est.result_, est.rule_list_, args)
@@ -153,8 +204,13 @@ def _load_frl_table(spec: str):
     if spec in ("frl-bank-full", "bank-full"):
         with _reading(spec):
             return datasets.load_bank_full_items(as_frame=True)
-    data, _ = _load_binary(spec)
-    return pd.DataFrame(data.X, columns=data.feature_names), data.y
+    data, _, classes = _load_binary(spec, command="frl")
+    if len(data.label_names) != 2:
+        raise InputError(f"{spec}: FRL learns two classes, but the label has {len(data.label_names)} "
+                         f"({', '.join(data.label_names[:5])}{', ...' if len(data.label_names) > 5 else ''}); "
+                         "use `optbb corels` or `optbb osdt` for more classes")
+    y = data.y if classes is None else classes[data.y]
+    return pd.DataFrame(data.X, columns=data.feature_names), y
 
 
 def _report(title: str, result, model, args) -> int:
@@ -173,6 +229,28 @@ def _report(title: str, result, model, args) -> int:
                 Path(path).write_text(fn(model) + "\n")
             print(f"{flag} written to {path}")
     return _exit_code(result)
+
+
+def _check_outputs(args) -> None:
+    """An InputError naming the first output file (``--trace``, ``--json``, ``--latex``, ``--dot``) that cannot be
+    written, checked before any search runs; nothing is created."""
+    for flag in ("trace", "json", "latex", "dot"):
+        path = getattr(args, flag, None)
+        if not path:
+            continue
+        p = Path(path)
+        folder = p.parent
+        if p.is_dir():
+            reason = "Is a directory"
+        elif not folder.exists():
+            reason = f"No such file or directory (no folder {str(folder)!r})"
+        elif not folder.is_dir():
+            reason = f"Not a directory ({str(folder)!r})"
+        elif not os.access(p if p.exists() else folder, os.W_OK):
+            reason = "Permission denied"
+        else:
+            continue
+        raise InputError(f"{path}: cannot write: {reason} (--{flag}; nothing was run)")
 
 
 @contextlib.contextmanager
@@ -229,6 +307,16 @@ def cmd_reproduce(args) -> int:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
     sys.stdout.flush()
     return subprocess.call([sys.executable, "-m", "experiments", *argv], env=env)
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer (at least 1), got {n}")
+    return n
 
 
 def _memory_arg(value: str) -> str | None:
@@ -294,7 +382,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-w", "--positive-weight", type=float, default=7.0)
     p.add_argument("-r", "--regularization", type=float, default=1e-6, metavar="C")
     p.add_argument("--monotonicity-penalty", type=float, default=0.5, metavar="C1")
-    p.add_argument("-n", "--n-iter", type=int, default=None)
+    p.add_argument("-n", "--n-iter", type=_positive_int, default=None, metavar="N",
+                   help="Monte-Carlo iterations (default 3000; 6000 with --soft)")
     p.add_argument("--p-stop", type=float, default=0.01)
     p.add_argument("--curiosity-weight", type=float, default=0.8)
     p.add_argument("--max-card", type=int, default=2)

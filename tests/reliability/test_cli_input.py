@@ -87,7 +87,7 @@ def test_read_binary_csv_refuses_duplicate_header(tmp_path):
 def test_cli_output_file_that_cannot_be_written(tmp_path, flag):
     code, out, err = _cli(["corels", _csv(tmp_path, GOOD_CSV), flag, str(tmp_path)])
     assert code == 2 and f"{tmp_path}: cannot write: Is a directory" in err, err
-    assert "if ({" in out  # the model was printed before the export failed
+    assert out == ""  # checked before the search: nothing solved or printed
 
 
 def test_cli_unreadable_label_file_is_the_file_named(tmp_path):
