@@ -609,3 +609,28 @@ def test_bank_full_runs(bank):
     assert est.rule_list_.is_falling()
     soft = SoftFRLClassifier(n_iter=6000, random_state=0, feature_names=bank.feature_names).fit(bank.X, bank.y)
     assert soft.result_.objective < 0.62
+
+
+def test_solve_shape_and_option_checks():
+    """solve(data, regularization, *, options...): C is the second positional parameter, data that is not a
+    BinaryDataset is a TypeError naming its type, and each bad option a ValueError naming the parameter."""
+    from optbb.common.data import from_arrays
+    from optbb.frl import solve
+
+    rng = np.random.default_rng(3)
+    X = (rng.random((80, 6)) < 0.4).astype(np.uint8)
+    y = (X[:, 0] | X[:, 1]).astype(np.uint8)
+    ds = from_arrays(X, y)
+    a = solve(ds, 0.01, n_iter=30, random_state=1)
+    b = solve(ds, regularization=0.01, n_iter=30, random_state=1)
+    assert a.objective == b.objective and a.model.names == b.model.names
+    with pytest.raises(TypeError, match="ndarray"):
+        solve(X, 0.01)
+    bad = {"regularization": -1.0, "positive_weight": 0.0, "monotonicity_penalty": -0.5, "n_iter": 0,
+           "p_stop": 1.0, "curiosity_weight": 1.5, "feasibility": "neither", "random_state": -1,
+           "max_recorded_iterations": -1, "scan_block": 0, "soft": "yes", "target": float("nan")}
+    for name, value in bad.items():
+        with pytest.raises(ValueError, match=f"'{name}' parameter of optbb.frl.solve"):
+            solve(ds, **{name: value})
+    with pytest.raises(ValueError, match="'n_iter'"):
+        solve(ds, n_iter=True)

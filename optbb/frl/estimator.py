@@ -18,7 +18,7 @@ from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, Bi
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights, drop_zero_weights
 from .rng import check_random_state
-from .search import solve, unsearched_result
+from .search import OPTION_CONSTRAINTS, solve, unsearched_result
 
 _NO_TIME = 1e-9  # a time limit that ends the search at once (mining used up the time)
 
@@ -57,20 +57,15 @@ def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_s
 class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     _soft = False
 
-    _parameter_constraints: dict = {
-        "positive_weight": [Number(Real, 0, None, closed="neither")],
-        "regularization": [Number(Real, 0, None, closed="left")],
-        "n_iter": [Number(Integral, 1, None, closed="left")],
-        "p_stop": [Number(Real, 0, 1, closed="left")],
-        "curiosity_weight": [Number(Real, 0, 1, closed="both")],
+    _parameter_constraints: dict = {  # the search's options as solve checks them, and the mining's
+        **{k: OPTION_CONSTRAINTS[k] for k in ("positive_weight", "regularization", "n_iter", "p_stop",
+                                              "curiosity_weight", "max_recorded_iterations", "random_state")},
         "max_card": [Number(Integral, 1, None, closed="left")],
         "min_class_support": [Number(Real, 0, 0.5, closed="both")],
         "min_support": [Number(Real, 0, 0.5, closed="both"), Hidden(StrOptions({"deprecated"}))],
         "negations": ["boolean"],
         "keep_duplicates": ["boolean"],
-        "max_recorded_iterations": [Number(Integral, 0, None, closed="left")],
         "class_weight": [dict, StrOptions({"balanced"}), None],
-        "random_state": [Number(Integral, 0, None, closed="left"), np.random.RandomState, np.random.Generator, None],
         **LIMIT_CONSTRAINTS,
         **FEATURE_NAMES_CONSTRAINT,
     }
@@ -229,7 +224,7 @@ class FRLClassifier(_FRLBase):
     """
 
     _parameter_constraints: dict = {**_FRLBase._parameter_constraints,
-                                    "feasibility": [StrOptions({"paper", "reference"})]}
+                                    "feasibility": OPTION_CONSTRAINTS["feasibility"]}
 
     def __init__(self, positive_weight=7.0, regularization=1e-6, n_iter=3000, p_stop=0.01, curiosity_weight=0.8,
                  max_card=2, min_class_support=0.1, negations=False, feasibility="paper", random_state=None,
@@ -265,7 +260,7 @@ class SoftFRLClassifier(_FRLBase):
 
     _soft = True
     _parameter_constraints: dict = {**_FRLBase._parameter_constraints,
-                                    "monotonicity_penalty": [Number(Real, 0, None, closed="left")]}
+                                    "monotonicity_penalty": OPTION_CONSTRAINTS["monotonicity_penalty"]}
 
     def __init__(self, positive_weight=7.0, regularization=1e-6, monotonicity_penalty=0.5, n_iter=6000, p_stop=0.01,
                  curiosity_weight=0.8, max_card=2, min_class_support=0.1, negations=False, random_state=None,

@@ -8,8 +8,10 @@ driver runs), :mod:`optbb.frl.packing` (the packed data and count caches), :mod:
 from __future__ import annotations
 
 import math
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import StrOptions
 
 from ..common import driver
 from ..common.data import BinaryDataset
@@ -18,7 +20,7 @@ from ..common.limits import InterruptGuard, Limits
 from ..common.mining import Antecedent
 from ..common.result import SearchResult, Status
 from ..common.result import unsearched_result as common_unsearched_result
-from ..common.validation import check_number
+from ..common.validation import Number, check_params
 from ..common.weights import drop_zero_weights
 from .engine import FrlEngine
 from .kernel import BLOCK
@@ -27,6 +29,21 @@ from .objective import make_falling, rule_risk
 from .packing import SearchData, frl_weights
 from .record import RECORD_LIMIT
 from .rng import check_random_state
+
+OPTION_CONSTRAINTS: dict = {  # solve's options, checked here and (those the estimators take) by FRLClassifier and
+    "regularization": [Number(Real, 0, None, closed="left")],          # SoftFRLClassifier
+    "soft": ["boolean"],
+    "positive_weight": [Number(Real, 0, None, closed="neither")],
+    "monotonicity_penalty": [Number(Real, 0, None, closed="left")],
+    "n_iter": [Number(Integral, 1, None, closed="left")],
+    "p_stop": [Number(Real, 0, 1, closed="left")],
+    "curiosity_weight": [Number(Real, 0, 1, closed="both")],
+    "feasibility": [StrOptions({"paper", "reference"})],
+    "random_state": [Number(Integral, 0, None, closed="left"), np.random.RandomState, np.random.Generator, None],
+    "max_recorded_iterations": [Number(Integral, 0, None, closed="left")],
+    "target": [Number(Real, None, None, closed="neither"), None],
+    "scan_block": [Number(Integral, 1, None, closed="left")],
+}
 
 
 def build_falling_list(rules: list[int], antecedents, names, A: np.ndarray, y: np.ndarray, w: float,
@@ -58,7 +75,7 @@ def unsearched_result(y: np.ndarray, *, soft: bool, w: float, status: Status, el
     return common_unsearched_result(model, model.objective, math.nan, status, elapsed, counters)
 
 
-def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7.0, regularization: float = 1e-6,
+def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = False, positive_weight: float = 7.0,
           monotonicity_penalty: float = 0.5, n_iter: int = 3000, p_stop: float = 0.01,
           curiosity_weight: float = 0.8, feasibility: str = "paper", random_state=None, antecedents=None,
           feature_names=None, max_recorded_iterations: int = RECORD_LIMIT, target: float | None = None,
@@ -68,8 +85,10 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
     """Algorithm FRL (``soft=False``, Chen & Rudin 2018, Program 2.9 pruned by Prop. 4.2, Cor. 4.5, Thm 4.6) or
     softFRL (Program 5.1 with Thm 5.2) over the antecedent columns of ``data`` (0/1, e.g. mined itemsets).
 
-    ``positive_weight`` is ``w``, ``regularization`` ``C``, ``monotonicity_penalty`` ``C1`` (softFRL only),
-    ``curiosity_weight`` the ``lambda`` of the curiosity function, ``feasibility`` "paper" or "reference" (FRL).
+    ``regularization`` is ``C`` (the cost per rule), ``positive_weight`` ``w``, ``monotonicity_penalty`` ``C1``
+    (softFRL only), ``curiosity_weight`` the ``lambda`` of the curiosity function, ``feasibility`` "paper" or
+    "reference" (FRL).  ``data`` that is not a :class:`BinaryDataset` is a TypeError; the options are checked
+    against :data:`OPTION_CONSTRAINTS` (those of the FRL estimators), a ValueError naming the parameter.
     ``antecedents`` (one :class:`~optbb.common.mining.Antecedent` per column over the source features named
     ``feature_names``) lets the model predict on the source features; by default column ``j`` is feature ``j``.
     Limits: ``time_limit`` (s); ``node_limit`` (iterations, i.e. rule lists grown and evaluated: status
@@ -91,15 +110,14 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
     """
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
-    w = check_number("positive_weight", positive_weight, lo=0, lo_open=True)
-    C = check_number("regularization", regularization, lo=0)
-    C1 = check_number("monotonicity_penalty", monotonicity_penalty, lo=0) if soft else 0.0
-    n_iter = check_number("n_iter", n_iter, lo=1, integer=True)
-    p_stop = check_number("p_stop", p_stop, lo=0, hi=1, hi_open=True)
-    lam = check_number("curiosity_weight", curiosity_weight, lo=0, hi=1)
-    record_limit = check_number("max_recorded_iterations", max_recorded_iterations, lo=0, integer=True)
-    if feasibility not in ("paper", "reference"):
-        raise ValueError(f"feasibility must be 'paper' or 'reference', got {feasibility!r}")
+    check_params(OPTION_CONSTRAINTS, {
+        "regularization": regularization, "soft": soft, "positive_weight": positive_weight,
+        "monotonicity_penalty": monotonicity_penalty, "n_iter": n_iter, "p_stop": p_stop,
+        "curiosity_weight": curiosity_weight, "feasibility": feasibility, "random_state": random_state,
+        "max_recorded_iterations": max_recorded_iterations, "target": target, "scan_block": scan_block},
+        "optbb.frl.solve")
+    w, C, C1 = float(positive_weight), float(regularization), float(monotonicity_penalty) if soft else 0.0
+    n_iter, p_stop, lam = int(n_iter), float(p_stop), float(curiosity_weight)
     limits = Limits(time_limit, node_limit, memory_limit)
     if antecedents is None:
         antecedents = [Antecedent((j,), (False,)) for j in range(data.n_features)]
@@ -119,7 +137,8 @@ def solve(data: BinaryDataset, *, soft: bool = False, positive_weight: float = 7
         raise ValueError("packed does not match data (its samples, antecedents or weights)")
     engine = FrlEngine(packed, soft=bool(soft), w=w, C=C, C1=C1, n_iter=n_iter, p_stop=p_stop, lam=lam,
                        paper_feasibility=soft or feasibility == "paper", random_state=check_random_state(random_state),
-                       node_limit=limits.node_limit, target=target, scan_block=scan_block, record_limit=record_limit)
+                       node_limit=limits.node_limit, target=target, scan_block=int(scan_block),
+                       record_limit=int(max_recorded_iterations))
     result = driver.run_search(engine, limits, verbose, interrupted)
     result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
                                       result.objective, bool(soft), feature_names or [], weights)
