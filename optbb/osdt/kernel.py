@@ -196,17 +196,25 @@ def _split_cost(parent, c0, c1, leaves, ip, fp):
 
 
 @njit(cache=True)
-def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn, n_leaves, obj, rc,
-                     ip, fp, scratch, wmask, optv, best, suffix, st):
+def _enumerate_masks(w, npairs, n_leaves, total_err, total_hn, ip, fp, scratch, st):
     """Write every admissible split mask of a child tree into ``scratch``; returns their number or -1 (full).
 
+    The child tree has ``n_leaves`` leaves, ``total_err`` errors and entropy / Gini weight ``total_hn``; its
+    ``npairs`` new pairs of leaves are described by the pair fields of the workspace ``w`` (``spl``, ``flag``,
+    ``perr``, ``pb0``, ``pgain``, ``psc``, ``pncap``, ``phn``, positions ``newpos``), which also holds the
+    enumeration's scratch (``wmask``, ``optv``, ``best``, ``suffix``).
     Pair ``j`` holds the two leaves made by splitting one leaf; option bits choose which of them to split.
     Admissible: at least one leaf split; both leaves allowed by the support / depth / feature rules; for a pair
     flagged by the incremental accuracy bound at least one of the two split; ``max_leaves``; and the entry's
     bound (hierarchical + equivalent points + lookahead, and the leaf-count bound) below the incumbent."""
+    pos, spl, flag, perr, pb0, pgain, psc, pncap, phn = w.newpos, w.spl, w.flag, w.perr, w.pb0, w.pgain, w.psc, \
+        w.pncap, w.phn
+    wmask, optv, best, suffix = w.wmask, w.optv, w.best, w.suffix
     n_samples, lam, lam_n = ip[P_N], fp[F_LAM], fp[F_LAMN]
     la, eq, lbf, policy = ip[P_LOOKAHEAD] != 0, ip[P_EQUIV] != 0, ip[P_LEAFBOUND] != 0, ip[P_POLICY]
     max_leaves = ip[P_MAXLEAVES]
+    obj = objective_value(total_err, n_leaves, n_samples, lam)
+    rc = min(fp[F_RC], obj)
     sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
     # best achievable gain per pair (error units) for optimistic pruning of the enumeration
     for j in range(npairs):
@@ -218,8 +226,8 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, 
     for j in range(npairs - 1, -1, -1):
         suffix[j] = suffix[j + 1] + best[j]
     base = total_err + lam_n * n_leaves
-    for w in range(wmask.shape[0]):
-        wmask[w] = 0
+    for i in range(wmask.shape[0]):
+        wmask[i] = 0
     k = 0
     cur_gain, cur_err, cur_b0, cur_s, cur_ncap, cur_hn = 0.0, 0, 0, 0, 0, 0.0
     j = 0
@@ -285,8 +293,8 @@ def _enumerate_masks(npairs, pos, spl, flag, perr, pb0, pgain, psc, pncap, phn, 
             continue
         if k >= sc_prune.shape[0]:
             return -1
-        for w in range(wmask.shape[0]):
-            sc_mask[k, w] = wmask[w]
+        for i in range(wmask.shape[0]):
+            sc_mask[k, i] = wmask[i]
         sc_prune[k] = prune
         sc_lbnd[k] = lbnd
         sc_key[k] = _policy_key(policy, lb_err, n_leaves, obj, n_samples, lam, cur_ncap, total_hn - cur_hn)
@@ -302,7 +310,8 @@ def _release_entry(entries, st, e):
 
 
 @njit(cache=True)
-def _push_entry(entries, heap, st, tree, mask_row, prune, lbnd, s, key):
+def _push_entry(entries, heap, st, tree, scratch, q):
+    """Push the entry of tree ``tree`` whose split mask, bounds and policy key are row ``q`` of ``scratch``."""
     if st[S_FREE] > 0:  # an entry id released by _release_entry, else a new one
         st[S_FREE] -= 1
         e = entries.free[st[S_FREE]]
@@ -311,11 +320,11 @@ def _push_entry(entries, heap, st, tree, mask_row, prune, lbnd, s, key):
         st[S_ETAIL] += 1
     entries.tree[e] = tree
     for w in range(entries.mask.shape[1]):
-        entries.mask[e, w] = mask_row[w]
-    entries.prune[e] = prune
-    entries.bound[e] = lbnd
-    entries.n_split[e] = s
-    st[S_HEAP] = heap_push(heap, st[S_HEAP], key, st[S_SEQ], e)
+        entries.mask[e, w] = scratch.mask[q, w]
+    entries.prune[e] = scratch.prune[q]
+    entries.bound[e] = scratch.bound[q]
+    entries.n_split[e] = scratch.n_split[q]
+    st[S_HEAP] = heap_push(heap, st[S_HEAP], scratch.key[q], st[S_SEQ], e)
     st[S_SEQ] += 1
     st[S_COUNT] += 1
     if st[S_HEAP] > st[S_MAXHEAP]:
@@ -323,8 +332,9 @@ def _push_entry(entries, heap, st, tree, mask_row, prune, lbnd, s, key):
 
 
 @njit(cache=True)
-def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
-    """Root leaf, root tree (evaluated as a candidate incumbent) and the root entry (split the root)."""
+def init_search(data, leaves, ltable, trees, ttable, entries, heap, scratch, st, ip, fp):
+    """Root leaf, root tree (evaluated as a candidate incumbent) and the root entry (split the root), pushed from
+    row 0 of ``scratch``."""
     n_samples, lam = ip[P_N], fp[F_LAM]
     counts = np.zeros(1, dtype=np.int64)
     init_root_leaf(data, leaves, ltable, counts, n_samples, fp[F_LAMN], ip[P_SUPPORT] != 0, ip[P_EQUIV] != 0)
@@ -351,9 +361,10 @@ def init_search(data, leaves, ltable, trees, ttable, entries, heap, st, ip, fp):
             prune = max(prune, deep)
             lbnd = max(lbnd, deep)
         if prune < fp[F_RC]:
-            mask = np.zeros(entries.mask.shape[1], dtype=np.uint64)
-            mask[0] = 1
-            _push_entry(entries, heap, st, 0, mask, prune, lbnd, 1, 0.0)
+            scratch.mask[0, :] = 0
+            scratch.mask[0, 0] = 1
+            scratch.prune[0], scratch.bound[0], scratch.n_split[0], scratch.key[0] = prune, lbnd, 1, 0.0
+            _push_entry(entries, heap, st, 0, scratch, 0)
 
 
 @njit(cache=True)
@@ -391,7 +402,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     masked, unchanged, cand0, cand1, ncand = w.masked, w.unchanged, w.cand0, w.cand1, w.ncand
     newids, neworig, newpos, child, hbuf = w.newids, w.neworig, w.newpos, w.child, w.hbuf
     spl, flag, perr, pb0, pncap, phn = w.spl, w.flag, w.perr, w.pb0, w.pncap, w.phn
-    wmask, optv, best, suffix, key_buf, counts = w.wmask, w.optv, w.best, w.suffix, w.key_buf, w.counts
+    key_buf, counts = w.key_buf, w.counts
     ucost, umin, pgain, psc = w.ucost, w.umin, w.pgain, w.psc
     n_samples, n_features, lam, lam_n = ip[P_N], ip[P_M], fp[F_LAM], fp[F_LAMN]
     policy = ip[P_POLICY]
@@ -401,7 +412,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
     support, equiv = ip[P_SUPPORT] != 0, ip[P_EQUIV] != 0
     toff, tlen, terr, tleaves = trees.offset, trees.length, trees.errors, trees.leaf_ids
     en_tree, en_mask, en_prune = entries.tree, entries.mask, entries.prune
-    sc_mask, sc_prune, sc_lbnd, sc_key, sc_s = scratch.mask, scratch.prune, scratch.bound, scratch.key, scratch.n_split
+    sc_prune = scratch.prune
     t = en_tree[item]
     n_old = tlen[t]
     if 2 * (n_old + 1) + 4 > masked.shape[0]:  # the workspace serves trees of fewer than (rows - 4) / 2 leaves
@@ -518,7 +529,6 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
         slot = find_span(ttable, trees.hash, toff, tlen, tleaves, child, n_new, h)
         if slot < 0:  # a new leaf set (Tree cache: permutations are evaluated once)
             obj = objective_value(total_err, n_new, n_samples, lam)
-            rc = min(fp[F_RC], obj)
             total_hn = 0.0
             if policy == ENTROPY or policy == GINI:
                 for p in range(n_new):
@@ -538,8 +548,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                 flag[i] = incr and split_needs_refinement(err[parent], perr[2 * i], perr[2 * i + 1], lam_n)
             k = 0
             if n_new < ip[P_LMAX]:  # a larger tree costs lambda * n_new > R^c: no entry can survive
-                k = _enumerate_masks(s, newpos, spl, flag, perr, pb0, pgain, psc, pncap, phn, total_err, total_hn,
-                                     n_new, obj, rc, ip, fp, scratch, wmask, optv, best, suffix, st)
+                k = _enumerate_masks(w, s, n_new, total_err, total_hn, ip, fp, scratch, st)
             if k < 0:
                 st[S_NEED] = 2 * sc_prune.shape[0]
                 return NEED_SCRATCH
@@ -572,7 +581,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                 if sc_prune[q] < fp[F_RC]:
                     if st[S_COUNT] >= ip[P_COUNTLIMIT]:
                         return COUNT_LIMIT  # the entry being expanded stays in the frontier bound
-                    _push_entry(entries, heap, st, tid, sc_mask[q], sc_prune[q], sc_lbnd[q], sc_s[q], sc_key[q])
+                    _push_entry(entries, heap, st, tid, scratch, q)
         if not _advance(digits, ncand, s - 1):  # next combination (last leaf varies fastest)
             return DONE
 

@@ -132,7 +132,8 @@ class OsdtEngine:
             return Status.MEMORY_LIMIT
         self.work, self.digits = self._new_workspace(ws_lmax)
         a = self.arena
-        K.init_search(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, self.st, ip, self.fp)
+        K.init_search(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, a.scratch, self.st, ip,
+                      self.fp)
         return None
 
     def step(self, work: int) -> int:
