@@ -391,3 +391,18 @@ def test_twin_enumerates_every_leaf_count():
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
     y = np.array([0, 1, 1, 0])
     assert min_errors_by_leaves(X, y) == {1: 2, 3: 1, 4: 0}
+
+
+def test_leaf_set_search_counts_its_improvements():
+    """Like the dp search and CORELS, the leaf-set search reports how often its incumbent improved: without a warm
+    start the root leaf is the first incumbent and the optimum (a deeper tree here) a later one."""
+    rng = np.random.default_rng(0)
+    X = (rng.random((200, 6)) < 0.5).astype(np.uint8)
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(200) < 0.1)).astype(np.uint8)
+    res = solve(from_arrays(X, y), 0.01, search="leaf_set", initial_tree=None)
+    assert res.status is Status.OPTIMAL and res.model.n_leaves > 1
+    assert 2 <= res.counters["improvements"] <= res.counters["trees_evaluated"] + 1
+    root_only = solve(from_arrays(np.zeros((4, 2), np.uint8), np.array([0, 1, 1, 1], np.uint8)), 0.1,
+                      search="leaf_set", initial_tree=None)
+    assert root_only.model.n_leaves == 1 and root_only.counters["improvements"] == 1
+

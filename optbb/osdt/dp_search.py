@@ -283,7 +283,6 @@ class DPEngine:
             "depth2_above_bound": int(self.st[D.S_DEPTH2_FAIL]),
             "max_stack_depth": int(self.st[D.S_MAXTOP]) + 1,
             "memo_bytes": int(sum(a.nbytes for a in self.memo)) if self.memo is not None else 0,
-            "improvements": self.improvements(),
         }
         return model, float(objective), float(lower_bound), counters
 
