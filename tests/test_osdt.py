@@ -406,3 +406,8 @@ def test_leaf_set_search_counts_its_improvements():
                       search="leaf_set", initial_tree=None)
     assert root_only.model.n_leaves == 1 and root_only.counters["improvements"] == 1
 
+
+@pytest.mark.parametrize("data", [np.zeros((4, 2), np.uint8), [[0, 1], [1, 0]], None])
+def test_solve_refuses_data_that_is_not_a_binary_dataset(data):
+    with pytest.raises(TypeError, match=f"data must be a BinaryDataset, got {type(data).__name__}"):
+        solve(data, 0.01)

@@ -82,7 +82,7 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
         status, a valid lower bound and the gap.
     """
     if not isinstance(data, BinaryDataset):
-        raise ValueError(f"data must be a BinaryDataset, got {type(data).__name__}")
+        raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
     weighted = data.sample_weight is not None and not np.all(data.sample_weight == data.sample_weight[0])
     if warm_start is not _RENAMED:
         warnings.warn("solve(warm_start=...) is renamed solve(initial_tree=...); warm_start will be removed",
