@@ -224,6 +224,8 @@ def test_combined_weights_balanced_dict_and_errors():
     assert np.allclose(w, [4 / 6, 4 / 6, 4 / 6, 2.0])
     assert np.allclose(combined_weights(y, np.array([1.0, 1, 1, 2]), {1: 3}, classes, "Est"), [1, 1, 1, 6])
     assert combined_weights(y, None, None, classes, "Est") is None
-    assert np.allclose(combined_weights(y, None, {1: 3, 7: 1.0}, classes, "Est"), [1, 1, 1, 3])  # 7: not in y
+    with pytest.raises(ValueError, match="class_weight names label 7"):  # and gives none to 0 and 1
+        combined_weights(y, None, {7: 1.0}, classes, "Est")
+    assert np.allclose(combined_weights(y, None, {0: 1, 1: 3, 7: 1.0}, classes, "Est"), [1, 1, 1, 3])  # 7: not in y
     with pytest.raises(ValueError, match="only one class"):
         combined_weights(y, np.array([1.0, 1, 1, 0]), None, classes, "Est")

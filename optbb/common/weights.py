@@ -40,9 +40,10 @@ def combined_weights(y: np.ndarray, sample_weight: np.ndarray | None, class_weig
     ``y`` holds class indices ``0 .. len(classes) - 1``; ``class_weight`` is None, ``"balanced"`` (scikit-learn's
     ``n_samples / (n_classes * count)``, counted on ``sample_weight`` when given) or a dict ``{label: weight}``.
     ``sample_weight`` has already been checked (finite, non-negative, not all zero).  A dict may name labels that
-    ``y`` lacks (as in scikit-learn, e.g. a cross-validation fold without them): their weights are unused.  Raises
-    ``ValueError`` naming ``name`` when the weights leave a single class or a dict's weight is not a finite
-    non-negative number.
+    ``y`` lacks (a cross-validation fold without them) when it weighs every label of ``y``, as in scikit-learn:
+    their weights are unused.  Raises ``ValueError`` naming ``name`` when the weights leave a single class, a dict's
+    weight is not a finite non-negative number, or a dict names a label absent from ``y`` and leaves one of ``y``
+    unweighted (a likely typo).
     """
     y = np.asarray(y, dtype=np.int64)
     w = np.ones(y.shape[0]) if sample_weight is None else np.array(sample_weight, dtype=np.float64, copy=True)
@@ -67,13 +68,22 @@ def _class_factors(y: np.ndarray, w: np.ndarray, class_weight, classes: np.ndarr
         raise ValueError(f"{name}: class_weight must be None, 'balanced' or a dict, got {type(class_weight).__name__}")
     factors = np.ones(k)
     index = {label: i for i, label in enumerate(classes.tolist())}
+    absent, weighted = [], set()
     for label, factor in class_weight.items():
         if isinstance(factor, bool) or not isinstance(factor, (int, float, np.integer, np.floating)) \
                 or not np.isfinite(factor) or factor < 0:
             raise ValueError(f"{name}: class_weight[{label!r}] must be a finite non-negative number, got {factor!r}")
         key = label.item() if isinstance(label, np.generic) else label
-        if key in index:  # a label absent from y (a cross-validation fold without it) weighs no sample
+        if key in index:
             factors[index[key]] = float(factor)
+            weighted.add(index[key])
+        else:
+            absent.append(label)
+    unweighted = [c for i, c in enumerate(classes.tolist()) if i not in weighted]
+    if absent and unweighted:  # scikit-learn's rule: absent labels are fine when every label of y is weighed
+        raise ValueError(f"{name}: class_weight names label {absent[0]!r}, which is not in y (classes: "
+                         f"{classes.tolist()}), and gives no weight to {unweighted}; a class_weight naming labels "
+                         "absent from y (as in a cross-validation fold) must weigh every label of y")
     return factors
 
 

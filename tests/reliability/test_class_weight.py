@@ -1,5 +1,7 @@
 """class_weight naming a label that a training set lacks (a cross-validation fold without it) is accepted, as in
-scikit-learn: that label's weight has no sample to weigh.  Other class_weight checks stay."""
+scikit-learn, when it weighs every label of y: that label's weight has no sample to weigh.  Other class_weight
+checks stay, and so does scikit-learn's refusal of a dict that names an absent label and leaves a label of y
+unweighted (a likely typo)."""
 from __future__ import annotations
 
 import numpy as np
@@ -46,7 +48,7 @@ def test_class_weight_in_cross_val_score_with_a_fold_missing_a_label(make):
 
 
 @pytest.mark.parametrize("make", ESTIMATORS, ids=IDS)
-@pytest.mark.parametrize("bad", ["heavy", [1, 2], {1: -1.0}])
+@pytest.mark.parametrize("bad", ["heavy", [1, 2], {1: -1.0}, {7: 2.0}, {1: 2.0, 7: 2.0}])
 def test_class_weight_other_checks_remain(make, bad):
     X, y = _data()
     with pytest.raises(ValueError, match="class_weight"):
