@@ -40,6 +40,18 @@ def grow(arr: np.ndarray, new_len: int, stop: Stop = None) -> np.ndarray:
     return out
 
 
+def growth_peak(current: int, steps: Iterable[tuple[int, int]]) -> int:
+    """Most bytes alive while ``steps`` run one after another from ``current`` bytes, each ``(old, new)`` replacing
+    arrays of ``old`` bytes by a copy of ``new`` bytes: while a step copies, its old and new arrays are both alive,
+    so the peak exceeds the final size by the old size of the step that peaks.  Steps run largest first keep the
+    peak lowest."""
+    alive = peak = int(current)
+    for old, new in steps:
+        peak = max(peak, alive + int(new))
+        alive += int(new) - int(old)
+    return peak
+
+
 def row_bytes(arr: np.ndarray) -> int:
     """Bytes of one entry along the first axis (one row of a 2-D array), from the array's own item size."""
     return int(arr.itemsize * (arr.size // arr.shape[0] if arr.shape[0] else int(np.prod(arr.shape[1:]))))

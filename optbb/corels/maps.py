@@ -18,7 +18,8 @@ equal-or-better prefix is already known) and must be dropped.  A dominated incum
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+import math
+from typing import Callable, NamedTuple
 
 import numpy as np
 from ..common.jit import njit
@@ -159,40 +160,32 @@ class SymmetryMap:
     def short(self, m: int, key_len: int) -> bool:
         return self.map_type != MAP_NONE and bool(map_short(self.arrays(), m, key_len))
 
-    def _targets(self, m: int, key_len: int, doubled: bool) -> tuple[int, int, int]:
-        """(index slots, entries, pool words) for one more expansion; ``doubled`` at least doubles what grows."""
+    def _targets(self, m: int, key_len: int, factor: float) -> tuple[int, int, int]:
+        """(index slots, entries, pool words) for one more expansion, every short array grown at least ``factor``
+        times (the index to a power of two)."""
         need_e = self.n_entries + m
         now = (self.index.shape[0], self.ehash.shape[0], self.pool.shape[0])
         want = (index_capacity(need_e), need_e, int(self.fill[FILL_WORDS]) + m * (key_len + 1))
-        return tuple(c if w <= c else max(w, 2 * c) if doubled else w for w, c in zip(want, now))
+        idx, ent, words = (c if w <= c else max(w, math.ceil(factor * c)) for w, c in zip(want, now))
+        return 1 << (idx - 1).bit_length(), ent, words
 
-    def _added_bytes(self, targets: tuple[int, int, int]) -> int:
-        idx, ent, words = targets
-        return ((idx - self.index.shape[0]) * SLOT_BYTES + (ent - self.ehash.shape[0]) * ENTRY_BYTES
-                + (words - self.pool.shape[0]) * 8)
-
-    def growth_bytes(self, m: int, key_len: int) -> tuple[int, int]:
-        """Bytes added by the smallest growth that makes room for one more expansion, and by the preferred one
-        (every short array at least doubled, so growth is amortised)."""
-        return (self._added_bytes(self._targets(m, key_len, False)),
-                self._added_bytes(self._targets(m, key_len, True)))
-
-    def grow(self, m: int, key_len: int, room: int | None, stop: Stop = None) -> bool:
-        """Make room for one more expansion within ``room`` added bytes (None = unlimited): the doubled growth if
-        it fits, else the smallest; False (nothing changed) when even that does not fit.  Raises
-        :class:`~optbb.common.growth.GrowthStopped` once ``stop()`` is true; arrays are replaced whole, so a
-        stopped growth leaves a consistent map."""
-        targets = self._targets(m, key_len, True)
-        if room is not None and self._added_bytes(targets) > room:
-            targets = self._targets(m, key_len, False)
-            if self._added_bytes(targets) > room:
-                return False
-        idx, ent, words = targets
+    def growth_steps(self, m: int, key_len: int, factor: float) -> list[tuple[int, int, Callable[[Stop], None]]]:
+        """The copies that make room for one more expansion, each short part (the per-entry arrays, the pool, the
+        index) grown at least ``factor`` times: ``(old bytes, new bytes, copy)`` per part, ``copy(stop)``
+        replacing the part whole (see :func:`~optbb.common.growth.growth_peak` for the bytes alive meanwhile)."""
+        idx, ent, words = self._targets(m, key_len, factor)
+        steps = []
         if ent != self.ehash.shape[0]:
-            self.ehash, self.fval, self.ival, self.eoff = (grow(self.ehash, ent, stop), grow(self.fval, ent, stop),
-                                                           grow(self.ival, ent, stop), grow(self.eoff, ent, stop))
+            steps.append((self.ehash.shape[0] * ENTRY_BYTES, ent * ENTRY_BYTES,
+                          lambda stop: self._grow_entries(ent, stop)))
         if words != self.pool.shape[0]:
-            self.pool = grow(self.pool, words, stop)
+            steps.append((self.pool.nbytes, words * 8,
+                          lambda stop: setattr(self, "pool", grow(self.pool, words, stop))))
         if idx != self.index.shape[0]:
-            self.index = reindex(self.ehash, self.n_entries, idx, stop)
-        return True
+            steps.append((self.index.nbytes, idx * SLOT_BYTES,
+                          lambda stop: setattr(self, "index", reindex(self.ehash, self.n_entries, idx, stop))))
+        return steps
+
+    def _grow_entries(self, ent: int, stop: Stop) -> None:
+        self.ehash, self.fval, self.ival, self.eoff = (grow(self.ehash, ent, stop), grow(self.fval, ent, stop),
+                                                       grow(self.ival, ent, stop), grow(self.eoff, ent, stop))

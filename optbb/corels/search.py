@@ -3,8 +3,9 @@ under the common search driver (:mod:`optbb.common.driver`), which enforces the 
 the trace and builds the ``SearchResult``."""
 from __future__ import annotations
 
+import math
 import warnings
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 from sklearn.utils._param_validation import StrOptions
@@ -13,7 +14,7 @@ from ..common import driver
 from ..common.bitset import pack_rows, popcount, weight_of
 from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
-from ..common.growth import Stop, grow, row_bytes
+from ..common.growth import Stop, grow, growth_peak, row_bytes
 from ..common.limits import Budget, Limits
 from ..common.mining import MinedAntecedents, load_kernels, mine_antecedents, raw_points_bound
 from ..common.queue import grow_heap, new_heap, policy_code
@@ -28,6 +29,9 @@ from .trie import E_B0, LEAF, MAPSLOT, PARENT, RULE, STATE, Trie, new_amounts, n
 POLICIES = ("bfs", "curiosity", "lower_bound", "objective", "dfs")
 ABLATIONS = ("support", "accurate_support", "lookahead", "equivalent_points", "prefix_length")
 FIRST_CHUNK_WORDS = 1 << 20  # antecedent words scanned by the first chunk (16 nodes at most)
+# growth of a short part: doubled, or under a memory cap the largest of the others whose copy fits; below x1.5 the
+# search stops (MEMORY_LIMIT) instead of copying the whole map over and over for little room
+GROWTH_FACTORS = (2.0, 1.75, 1.5)
 # the search counters of a result and the kernel state slot of each (max_prefix_length: the deepest expanded + 1)
 COUNTER_SLOTS = {"lower_bound_evaluations": K.S_LB_EVALS, "queue_insertions": K.S_INSERTIONS,
                  "max_queue_size": K.S_MAX_HEAP, "cache_size": K.S_MAX_LIVE, "nodes_evaluated": K.S_EVALUATED,
@@ -154,39 +158,46 @@ class CorelsEngine:
         self.gc_pending = False
 
     def grow(self, cap_bytes: int | None, must_stop: Stop = None) -> bool:
-        """Enlarge whatever lacks room for one more expansion; False when ``cap_bytes`` forbids it.  Raises
-        :class:`GrowthStopped` once ``must_stop()`` is true (arrays already enlarged stay so; each is replaced
-        whole)."""
-        m = self.m
-        key_len = int(key_len_bound(self.map_type, self.st[K.S_MAX_DEPTH], self.w))
-        map_short = self.map.short(m, key_len)
-        map_min, map_pref = self.map.growth_bytes(m, key_len) if map_short else (0, 0)
-        extra = {}  # part -> (rows to add, bytes per row) for the trie and the heap when short
-        if self.st[K.S_FREE_COUNT] + self.T.shape[0] - self.st[K.S_HWM] < m:
-            extra["trie"] = (self.T.shape[0], row_bytes(self.T) + row_bytes(self.TE) + row_bytes(self.free_list))
-        if self.heap.key.shape[0] - self.st[K.S_HEAP_SIZE] < m:
-            extra["heap"] = (self.heap.key.shape[0], sum(row_bytes(a) for a in self.heap))
+        """Enlarge whatever lacks room for one more expansion geometrically: each short part (trie, queue, map
+        parts) doubled, or else grown by the largest of :data:`GROWTH_FACTORS` whose copy fits under ``cap_bytes``,
+        counting a part's old and new arrays together while it is copied (:func:`growth_peak`).  False (nothing
+        changed) when even the smallest factor does not fit: creeping up to the cap in small steps would copy the
+        whole map for little room each time.  Raises :class:`GrowthStopped` once ``must_stop()`` is true (parts
+        already enlarged stay so; each is replaced whole)."""
         current = self.memory_bytes()
-        room = None
-        if cap_bytes is not None and current + sum(cap * unit for cap, unit in extra.values()) + map_pref > cap_bytes:
-            room = cap_bytes - current - map_min  # the map needs at least its minimum; the trie and heap share the rest
-            if room < 0:
-                return False
-            if extra:
-                per_unit = sum(unit for _, unit in extra.values())
-                units = min(room // per_unit, max(cap for cap, _ in extra.values()))
-                if units < 2 * m:
-                    return False
-                extra = {k: (units, unit) for k, (_, unit) in extra.items()}
-                room -= units * per_unit
-            room += map_min
-        for part, (cap, _) in extra.items():
-            if part == "trie":
-                new = self.T.shape[0] + cap
-                self.T, self.TE, self.free_list = (grow(a, new, must_stop) for a in (self.T, self.TE, self.free_list))
-            else:
-                self.heap = grow_heap(self.heap, self.heap.key.shape[0] + cap, must_stop)
-        return not map_short or self.map.grow(m, key_len, room, must_stop)
+        for factor in GROWTH_FACTORS:
+            steps = sorted(self._growth_steps(factor), key=lambda step: -step[0])
+            if cap_bytes is None or growth_peak(current, [step[:2] for step in steps]) <= cap_bytes:
+                break
+        else:
+            return False
+        for _, _, copy in steps:
+            copy(must_stop)
+        return True
+
+    def _growth_steps(self, factor: float) -> list[tuple[int, int, Callable[[Stop], None]]]:
+        """``(old bytes, new bytes, copy)`` for each part short of room for one more expansion, grown at least
+        ``factor`` times (see :meth:`SymmetryMap.growth_steps`)."""
+        m, st = self.m, self.st
+        steps = []
+        key_len = int(key_len_bound(self.map_type, st[K.S_MAX_DEPTH], self.w))
+        if self.map.short(m, key_len):
+            steps += self.map.growth_steps(m, key_len, factor)
+        rows = self.T.shape[0]
+        if st[K.S_FREE_COUNT] + rows - st[K.S_HWM] < m:
+            new = max(math.ceil(factor * rows), int(st[K.S_HWM] - st[K.S_FREE_COUNT]) + m)
+            unit = row_bytes(self.T) + row_bytes(self.TE) + row_bytes(self.free_list)
+            steps.append((rows * unit, new * unit, lambda stop: self._grow_trie(new, stop)))
+        cap = self.heap.key.shape[0]
+        if cap - st[K.S_HEAP_SIZE] < m:
+            new_cap = max(math.ceil(factor * cap), int(st[K.S_HEAP_SIZE]) + m)
+            unit = sum(row_bytes(a) for a in self.heap)
+            steps.append((cap * unit, new_cap * unit,
+                          lambda stop: setattr(self, "heap", grow_heap(self.heap, new_cap, stop))))
+        return steps
+
+    def _grow_trie(self, rows: int, stop: Stop) -> None:
+        self.T, self.TE, self.free_list = (grow(a, rows, stop) for a in (self.T, self.TE, self.free_list))
 
     def finish(self, status: Status):
         if self.gc_pending and status is not Status.TIME_LIMIT:
