@@ -342,14 +342,14 @@ def test_early_exit_does_not_change_the_trajectory():
     ds = from_arrays(X, y)
     data = SearchData(X, y)
     runs = [solve(ds, n_iter=300, feasibility="paper" if paper else "reference", random_state=5, scan_block=b,
-                  packed=data).counters
+                  packed=data)
             for paper in (True, False) for b in (1, 16, 10 ** 9)]
     for group in (runs[:3], runs[3:]):
         for r in group[1:]:
-            assert np.array_equal(r["iteration_objectives"], group[0]["iteration_objectives"])
-            assert np.array_equal(r["candidates_per_level"], group[0]["candidates_per_level"])
-            assert r["iteration_of_best"] == group[0]["iteration_of_best"]
-    assert runs[0]["early_exits"] > 0
+            assert np.array_equal(r.series["iteration_objectives"], group[0].series["iteration_objectives"])
+            assert np.array_equal(r.series["candidates_per_level"], group[0].series["candidates_per_level"])
+            assert r.counters["iteration_of_best"] == group[0].counters["iteration_of_best"]
+    assert runs[0].counters["early_exits"] > 0
     # without the level-1 pair cache (used when it would be too large) the trajectory is the same as well
     SearchData.PAIR_WORK_LIMIT, saved = 0, SearchData.PAIR_WORK_LIMIT
     try:
@@ -358,7 +358,7 @@ def test_early_exit_does_not_change_the_trajectory():
         SearchData.PAIR_WORK_LIMIT = saved
     assert not nopairs.use_pairs
     for soft in (False, True):
-        a, b = (solve(ds, soft=soft, n_iter=200, random_state=2, packed=d).counters for d in (data, nopairs))
+        a, b = (solve(ds, soft=soft, n_iter=200, random_state=2, packed=d).series for d in (data, nopairs))
         assert np.array_equal(a["iteration_objectives"], b["iteration_objectives"])
 
 
@@ -384,7 +384,7 @@ def test_same_seed_same_list_and_traces():
         rt = est.result_.trace
         assert list(rt.columns[:4]) == ["time", "objective", "lower_bound", "queue_size"]
         assert np.all(np.diff(rt["objective"]) < 0)
-        cand = est.result_.counters["candidates_per_level"]
+        cand = est.result_.series["candidates_per_level"]
         assert cand.shape[0] == 400 and np.all(cand[:, 0] >= -1)
     s1 = SoftFRLClassifier(n_iter=300, random_state=3, min_class_support=0.05).fit(X, y)
     s2 = SoftFRLClassifier(n_iter=300, random_state=3, min_class_support=0.05).fit(X, y)

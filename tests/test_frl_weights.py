@@ -318,22 +318,22 @@ def test_early_exit_does_not_change_the_weighted_trajectory(per_word, monkeypatc
     y = (rng.random(n) < 0.08 + 0.5 * X[:, 0] * X[:, 1] + 0.2 * X[:, 2]).astype(np.uint8)
     wts = rng.integers(1, 40, n) / 8.0
     ds = from_arrays(X, y, sample_weight=wts)
-    reference = solve(ds, n_iter=iters, random_state=5).counters["iteration_objectives"]
+    reference = solve(ds, n_iter=iters, random_state=5).series["iteration_objectives"]
     monkeypatch.setattr(SearchData, "MIN_LEVELS", 10 ** 6 if per_word else 0)
     data = SearchData(X, y, wts)
     assert data.per_word == per_word
-    assert np.array_equal(solve(ds, n_iter=iters, random_state=5, packed=data).counters["iteration_objectives"],
+    assert np.array_equal(solve(ds, n_iter=iters, random_state=5, packed=data).series["iteration_objectives"],
                           reference)
-    runs = [solve(ds, n_iter=iters, random_state=5, scan_block=b, packed=data).counters for b in (1, 16, 10 ** 9)]
+    runs = [solve(ds, n_iter=iters, random_state=5, scan_block=b, packed=data) for b in (1, 16, 10 ** 9)]
     for r in runs[1:]:
-        assert np.array_equal(r["iteration_objectives"], runs[0]["iteration_objectives"])
-        assert np.array_equal(r["candidates_per_level"], runs[0]["candidates_per_level"])
-    assert runs[0]["early_exits"] > 0
+        assert np.array_equal(r.series["iteration_objectives"], runs[0].series["iteration_objectives"])
+        assert np.array_equal(r.series["candidates_per_level"], runs[0].series["candidates_per_level"])
+    assert runs[0].counters["early_exits"] > 0
     monkeypatch.setattr(SearchData, "PAIR_WORK_LIMIT", 0)
     nopairs = SearchData(X, y, wts)
     assert data.use_pairs and not nopairs.use_pairs
     for soft in (False, True):
-        a, b = (solve(ds, soft=soft, n_iter=iters, random_state=2, packed=d).counters for d in (data, nopairs))
+        a, b = (solve(ds, soft=soft, n_iter=iters, random_state=2, packed=d).series for d in (data, nopairs))
         assert np.array_equal(a["iteration_objectives"], b["iteration_objectives"])
 
 

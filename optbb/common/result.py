@@ -46,7 +46,9 @@ class SearchResult:
     objective when ``status`` is OPTIMAL), ``gap = objective - lower_bound``.  ``counters`` holds numbers: the
     :data:`COMMON_COUNTERS` of every search (nodes, improvements, total time, time to optimum, peak memory, kernel
     loading time) and the solver's own (lower-bound evaluations, queue insertions, cache size, ...); ``trace`` has
-    one row per progress sample: time, objective, lower bound, queue size.
+    one row per progress sample: time, objective, lower bound, queue size.  ``series`` holds a solver's
+    per-iteration or per-sample series, name -> numpy array whose first axis is the iteration or sample (1-D, or
+    2-D for a vector per iteration, e.g. FRL's ``candidates_per_level``); empty for solvers that keep none.
     """
 
     model: Any
@@ -56,6 +58,7 @@ class SearchResult:
     counters: dict = field(default_factory=dict)
     trace: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(
         columns=["time", "objective", "lower_bound", "queue_size"]))
+    series: dict = field(default_factory=dict)
 
     @property
     def gap(self) -> float:

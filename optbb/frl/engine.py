@@ -133,7 +133,8 @@ class FrlEngine:
                              "queue_size": 0, "nodes": imp["iteration"]})
 
     def finish(self, status: Status):
-        """``(rules, objective, NaN, counters)``: the caller builds the model from the antecedent indices."""
+        """``(rules, objective, NaN, counters)``: the caller builds the model from the antecedent indices and takes
+        the recorded iterations from ``self.series`` (objectives, times, candidates per level)."""
         out = self.improvements_record = self.record.result()
         st = self.st
         rules = [int(r) for r in self.best.rules[:self.best.size[0]]] if self.done else []
@@ -149,10 +150,10 @@ class FrlEngine:
             "time_per_iteration": self.search_time / max(self.done, 1),
             "iteration_of_best": int(imp["iteration"][-1]) if imp["iteration"].size else 0,
             "n_antecedents": int(self.packed.n_antecedents), "packing_time": self.packed.seconds,
-            "candidates_per_level": out["candidates"],
             "mean_candidates_level0": float(out["mean_candidates_level0"]),
             "mean_candidates_all_levels": float(out["mean_candidates_all_levels"]),
-            "iteration_objectives": out["iter_objective"], "iteration_times": out["iter_time"],
             "reached_target": bool(self.reached_target()),
         }
+        self.series = {"iteration_objectives": out["iter_objective"], "iteration_times": out["iter_time"],
+                       "candidates_per_level": out["candidates"]}
         return rules, objective, math.nan, counters

@@ -160,11 +160,12 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.n_antecedents_ = A.shape[1]
         self.threshold_ = 1.0 / (1.0 + p["w"])
-        self.candidates_ = c["candidates_per_level"]
+        series = result.series
+        self.candidates_ = series["candidates_per_level"]
         recorded = c["iterations_recorded"]
-        self.search_trace_ = pd.DataFrame({"iteration": np.arange(1, recorded + 1), "time": c["iteration_times"],
-                                           "objective": c["iteration_objectives"],
-                                           "best_objective": np.minimum.accumulate(c["iteration_objectives"])})
+        self.search_trace_ = pd.DataFrame({"iteration": np.arange(1, recorded + 1), "time": series["iteration_times"],
+                                           "objective": series["iteration_objectives"],
+                                           "best_objective": np.minimum.accumulate(series["iteration_objectives"])})
         self.result_ = result
         return self
 

@@ -70,9 +70,16 @@ def unsearched_result(y: np.ndarray, *, soft: bool, w: float, status: Status, el
     model = build_falling_list([], [], [], np.zeros((len(y), 0), dtype=np.uint8), y, w, 0.0, soft, feature_names,
                                weights)
     model.objective = rule_risk(model.n_pos[0], model.n_neg[0], w) / (model.n_pos[0] + model.n_neg[0])
-    counters = {"iterations": 0, "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0,
-                "candidates_per_level": [], "iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0)}
-    return common_unsearched_result(model, model.objective, math.nan, status, elapsed, counters)
+    counters = {"iterations": 0, "n_antecedents": 0, "packing_time": 0.0, "iterations_recorded": 0}
+    result = common_unsearched_result(model, model.objective, math.nan, status, elapsed, counters)
+    result.series = empty_series()
+    return result
+
+
+def empty_series() -> dict:
+    """The per-iteration series of a run without iterations."""
+    return {"iteration_objectives": np.zeros(0), "iteration_times": np.zeros(0),
+            "candidates_per_level": np.full((0, 1), -1, dtype=np.int32)}
 
 
 def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = False, positive_weight: float = 7.0,
@@ -106,7 +113,8 @@ def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = Fal
     The result's model is a :class:`~optbb.frl.model.FallingRuleList`; ``lower_bound`` is NaN (no certificate);
     with no completed iteration the model is the default-only list with its real objective.  Counters: the common
     schema (``total_time``, ``time_to_optimum``, ``memory_bytes``, ``nodes``) plus ``iterations``,
-    ``iteration_of_best``, candidate counts, scan statistics and the recorded per-iteration objectives and times.
+    ``iteration_of_best``, mean candidate counts and scan statistics; ``series``: the recorded iterations'
+    ``iteration_objectives``, ``iteration_times`` and ``candidates_per_level`` (one row per iteration).
     """
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
@@ -140,6 +148,7 @@ def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = Fal
                        node_limit=limits.node_limit, target=target, scan_block=int(scan_block),
                        record_limit=int(max_recorded_iterations))
     result = driver.run_search(engine, limits, verbose, interrupted)
+    result.series = engine.series
     result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
                                       result.objective, bool(soft), feature_names or [], weights)
     return result
