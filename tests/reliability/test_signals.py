@@ -234,7 +234,7 @@ def test_ctrl_c_during_the_cart_warm_start_ends_the_search_with_a_tree(monkeypat
     a valid bound."""
     from optbb.common.data import from_arrays
     from optbb.osdt import dp_search, solve
-    from optbb.osdt import search as leaf_set
+    from optbb.osdt import leaf_set
 
     module = dp_search if search == "dp" else leaf_set
     monkeypatch.setattr(module, "cart_warm_start", _signalled(module.cart_warm_start))
