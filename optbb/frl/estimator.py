@@ -157,6 +157,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         self.antecedents_ = ants
         self.antecedent_names_ = names
         self.rule_list_ = result.model
+        self.rule_list_.classes = list(classes)
         self.classes_ = classes
         self.n_antecedents_ = A.shape[1]
         self.threshold_ = 1.0 / (1.0 + p["w"])
@@ -177,7 +178,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """``classes_[1]`` iff the capturing rule's probability exceeds ``1/(1+w)``, else ``classes_[0]``."""
         X01 = validate_predict_input(self, X)
-        return self.classes_[self.rule_list_.predict(X01)]
+        return self.classes_[(self.rule_list_.rule_probability(X01) > self.rule_list_.threshold).astype(np.int64)]
 
     def decision_function(self, X):
         """The capturing rule's probability of ``classes_[1]`` minus the threshold ``1/(1+w)``: positive exactly
