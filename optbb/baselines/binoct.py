@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -234,9 +234,20 @@ class _Rows:
                 np.concatenate(self.value).astype(np.float64))
 
 
+class BuildStopped(Exception):
+    """The MIP's build was abandoned because its ``stop`` callable turned true (the time limit)."""
+
+
 def build_mip(Xg: np.ndarray, n0: np.ndarray, n1: np.ndarray, depth: int, lam_n: float | None,
-              formulation: str = "binoct"):
-    """Columns (cost, lower, upper, integrality) and rows of the (R)BinOCT MIP over row groups ``Xg``."""
+              formulation: str = "binoct", stop: Callable[[], bool] | None = None):
+    """Columns (cost, lower, upper, integrality) and rows of the (R)BinOCT MIP over row groups ``Xg``.  Raises
+    :class:`BuildStopped` once ``stop()`` is true, checked before each group's, node's or leaf's rows (the build of
+    a few thousand groups takes seconds)."""
+    stop = stop if stop is not None else (lambda: False)
+
+    def check() -> None:
+        if stop():
+            raise BuildStopped
     G, F = Xg.shape
     mdl = _Model(depth, G, F, lam_n is not None)
     nc = mdl.n_cols
@@ -254,12 +265,15 @@ def build_mip(Xg: np.ndarray, n0: np.ndarray, n1: np.ndarray, depth: int, lam_n:
     for n in range(mdl.n_int):  # each node picks one feature
         rows.add([mdl.f(n, j) for j in range(F)], 1.0, 1.0, 1.0)
     for g in range(G):  # each group reaches one leaf
+        if g % 256 == 0:
+            check()
         rows.add([mdl.w(g, k) for k in range(mdl.n_leaf)], 1.0, 1.0, 1.0)
     for level in range(depth):
         for n in range((1 << level) - 1, (1 << (level + 1)) - 1):
             left, right = _leaves_under(depth, n, level)
             if formulation == "binoct":
                 for j in range(F):
+                    check()
                     for value, leaves in ((0, right), (1, left)):  # rows with x_j = value may not take this side
                         gs = np.flatnonzero(Xg[:, j] == value)
                         if gs.size == 0:
@@ -270,12 +284,15 @@ def build_mip(Xg: np.ndarray, n0: np.ndarray, n1: np.ndarray, depth: int, lam_n:
                         rows.add(idx, val, -np.inf, big_m)
             else:
                 for g in range(G):
+                    if g % 64 == 0:
+                        check()
                     for value, leaves in ((1, right), (0, left)):  # side allowed only by features with x_j = value
                         js = np.flatnonzero(Xg[g] == value)
                         idx = [mdl.w(g, k) for k in leaves] + [mdl.f(n, j) for j in js]
                         val = [1.0] * len(leaves) + [-1.0] * js.size
                         rows.add(idx, val, -np.inf, 0.0)
     for k in range(mdl.n_leaf):
+        check()
         # e1 >= sum n1 w - N1 p   <=>  e1 - sum n1 w + N1 p >= 0
         gs = np.flatnonzero(n1)
         rows.add([mdl.e1(k), mdl.p(k)] + [mdl.w(g, k) for g in gs], [1.0, N1] + list(-n1[gs]), 0.0, np.inf)
@@ -362,9 +379,17 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
 
     ``node_limit`` caps HiGHS's branch-and-bound nodes (``mip_max_nodes``); ``memory_limit`` (bytes) is checked
     against :func:`mip_bytes_estimate` before the MIP is built (status ``"memory_limit"`` with the CART start, or
-    a stump, as the tree); HiGHS's own search memory has no cap.
+    a stump, as the tree); HiGHS's own search memory has no cap.  ``time_limit`` covers the whole call: HiGHS gets
+    what remains after the CART start and the build, and a limit reached before it runs gives status
+    ``"time_limit"`` with the CART start (or a stump) as the tree and no bound.
     """
     import highspy
+
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + float(time_limit)
+
+    def out_of_time() -> bool:
+        return deadline is not None and time.perf_counter() >= deadline
 
     X = np.asarray(X, dtype=np.uint8)
     y = np.asarray(y, dtype=np.uint8)
@@ -374,7 +399,6 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     n1 = np.bincount(inverse, weights=y, minlength=Xg.shape[0]).astype(np.float64)
     n0 = np.bincount(inverse, minlength=Xg.shape[0]).astype(np.float64) - n1
     lam_n = None if regularization is None else float(regularization) * n
-    t0 = time.perf_counter()
     start_feats = cart_features(X, y, depth) if initial_tree == "cart" else None
     need = mip_bytes_estimate(Xg.shape[0], X.shape[1], depth, formulation)
     report = {"features": start_feats if start_feats is not None else [0] * ((1 << depth) - 1),
@@ -384,15 +408,23 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
               "has_solution": False, "memory_estimate": need, "improvements": 0, "time_to_optimum": 0.0}
     if memory_limit is not None and need > memory_limit:
         return report
-    mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation)
+    # the time limit covers the whole fit: building the MIP (a few seconds for thousands of groups) and the CART
+    # start count, HiGHS gets what remains; a limit reached first ends the fit with the start tree, unsolved
+    stopped = dict(report, status="time_limit")
+    if out_of_time():
+        return dict(stopped, build_time=time.perf_counter() - t0)
+    try:
+        mdl, (cost, lo, up, integ), (rlo, rup, starts, idx, val) = build_mip(Xg, n0, n1, depth, lam_n, formulation,
+                                                                             out_of_time)
+    except BuildStopped:
+        return dict(stopped, build_time=time.perf_counter() - t0)
     h = _quiet_highs(highspy, verbose)
     improving = []  # perf_counter times of HiGHS's improving solutions
     h.cbMipImprovingSolution.subscribe(lambda event: improving.append(time.perf_counter()))
     node_cap = None if node_limit is None else int(min(node_limit, 2 ** 31 - 1))
     # HiGHS reads a reduced cost below its 1e-7 tolerance as 0: the costs are scaled so that a leaf costs >= 1
     scale = max(1.0, 1.0 / lam_n) if lam_n else 1.0
-    options = {"output_flag": bool(verbose), "threads": int(threads), "random_seed": 0,
-               "time_limit": None if time_limit is None else float(time_limit), "mip_max_nodes": node_cap,
+    options = {"output_flag": bool(verbose), "threads": int(threads), "random_seed": 0, "mip_max_nodes": node_cap,
                # errors are integers: an absolute gap below 1 certifies BinOCT; RBinOCT needs an exact gap
                "mip_rel_gap": 0.0, "mip_abs_gap": 1.0 - 1e-6 if lam_n is None else _exact_gap(lam_n, depth) * scale}
     for option, value in options.items():
@@ -408,6 +440,11 @@ def solve_mip(X: np.ndarray, y: np.ndarray, depth: int, regularization: float | 
     if start_feats is not None:
         sol = _start_vector(mdl, Xg, n0, n1, start_feats)
         h.setSolution(nc, np.arange(nc, dtype=np.int32), sol)
+    if deadline is not None:
+        rest = deadline - time.perf_counter()
+        if rest <= 0:
+            return dict(stopped, build_time=time.perf_counter() - t0)
+        h.setOptionValue("time_limit", rest)
     h.run()
     solve_time = time.perf_counter() - t0 - build_time
     info = h.getInfo()

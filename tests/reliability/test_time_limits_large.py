@@ -2,6 +2,11 @@
 MIP) is what could overrun the limit: each fit ends within 10 % + 0.5 s of its limit."""
 from __future__ import annotations
 
+import time
+
+import numpy as np
+import pytest
+
 from .support import _code, _run_child, jit_only
 
 
@@ -29,3 +34,30 @@ def test_corels_mining_honours_the_time_limit_on_a_large_matrix():
     print(f"CORELS mining 2000 x 400 under time_limit={limit}: {r['wall']:.2f} s, {r['status']}")
     assert r["status"] == "TIME_LIMIT", r
     assert r["wall"] <= limit + _allowed(limit), r
+
+
+@pytest.mark.parametrize("n", [3000, 6000])
+def test_binoct_time_limit_covers_building_the_mip(n):
+    """Depth 3 on n x 30 random features: building the MIP takes about 0.55 s (3,000 rows) or over 1 s (6,000
+    rows), and HiGHS was given the whole limit on top of it (1.8 s and 2.3-2.5 s fits under a 1 s limit).  HiGHS now
+    gets what remains after the build, and a build that reaches the limit ends the fit with the CART start tree."""
+    pytest.importorskip("highspy")
+    from optbb.baselines.binoct import BinOCTClassifier
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((n, 30)) < 0.5).astype(np.uint8)
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(n) < 0.2)).astype(np.uint8)
+    BinOCTClassifier(max_depth=2, time_limit=0.5).fit(X[:50, :5], y[:50])  # imports HiGHS, warms up
+    limit = 1.0
+    t0 = time.perf_counter()
+    est = BinOCTClassifier(max_depth=3, time_limit=limit).fit(X, y)
+    wall = time.perf_counter() - t0
+    rep = est.report_
+    print(f"BinOCT {n} x 30, depth 3, time_limit={limit}: {wall:.2f} s (build {rep['build_time']:.2f} s, "
+          f"HiGHS {rep['solve_time']:.2f} s), {est.status_}")
+    assert est.status_ == "time_limit" and est.result_.status.name == "TIME_LIMIT"
+    assert wall <= limit + _allowed(limit), rep
+    if not rep["n_rows"]:  # stopped while building: the CART start tree, no bound
+        assert rep["features"] == rep["start_features"]
+        assert np.isnan(est.lower_bound_)
+    assert est.objective_ == pytest.approx(est.errors_ / n)
