@@ -73,7 +73,7 @@ def category_key(v, name: str):
             return (0, int(v))
         f = float(v)
         return (0, int(f) if f.is_integer() else f)
-    raise TypeError(f"column {name!r}: a category must be a string, a boolean or a real number, got "
+    raise TypeError(f"column {name!r}: a category argument must be a string, a boolean or a real number, got "
                     f"{type(v).__name__} {v!r}")
 
 
