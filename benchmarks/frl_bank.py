@@ -154,7 +154,8 @@ def main(argv=None):
             t = time.perf_counter()
             sdata = SearchData(np.column_stack([a.evaluate(bank.X) for a in est.antecedents_]), bank.y)
             plain = plain_rate(sdata)
-            print(f"{est.n_antecedents_} antecedents ({est.result_.counters['mining_time']:.2f} s to mine and pack); "
+            c = est.result_.counters
+            print(f"{est.n_antecedents_} antecedents ({c['mining_time'] + c['packing_time']:.2f} s to mine and pack); "
                   f"plain popcount scan: {plain / 1e9:.2f} GB/s ({time.perf_counter() - t:.1f} s to measure)")
     for s in seeds:
         est, row = run(SoftFRLClassifier, bank, s, args.soft_iter, keep_duplicates=args.keep_duplicates)

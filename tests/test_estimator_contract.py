@@ -12,6 +12,7 @@ import pytest
 from sklearn.base import clone
 
 from optbb.baselines.binoct import BinOCTClassifier
+from optbb.common.result import Status
 from optbb.baselines.cart import CARTClassifier
 from optbb.corels import CorelsClassifier
 from optbb.frl import FRLClassifier, SoftFRLClassifier
@@ -178,11 +179,13 @@ def test_frl_min_support_is_renamed_min_class_support():
 
 @pytest.mark.parametrize("cls", [FRLClassifier, SoftFRLClassifier], ids=lambda c: c.__name__)
 def test_frl_empty_mining_names_min_class_support(cls):
-    """Issue: the error told FRL users to 'lower min_support', the deprecated name of min_class_support."""
+    """No antecedent passes the filter: the default-only list, certified (there is no other), with a warning that
+    names min_class_support (it once said 'lower min_support', the deprecated name), as CORELS does."""
     X = np.eye(20, dtype=int)[:, :3]
     y = np.arange(20) % 2
-    with pytest.raises(ValueError, match=r"no antecedent passes the support filter; lower min_class_support \(now 0.2"):
-        cls(min_class_support=0.2, n_iter=10, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match=r"no antecedent passes the support filter; lower min_class_support \(now 0.2"):
+        est = cls(min_class_support=0.2, n_iter=10, random_state=0).fit(X, y)
+    assert len(est.rule_list_.names) == 0 and est.result_.status is Status.OPTIMAL and est.n_antecedents_ == 0
     assert len(cls(min_class_support=0.0, n_iter=10, random_state=0).fit(X, y).classes_) == 2
 
 

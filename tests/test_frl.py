@@ -567,7 +567,7 @@ def test_bank_mining_and_table1(bank):
     names = bank.feature_names
     mined = mine_classwise(bank, max_card=2, min_support=0.1, dedupe=False)
     assert mined.data.n_features == 267  # the reference's 267 distinct itemsets
-    from optbb.frl.estimator import reference_twins
+    from optbb.frl.antecedents import reference_twins
 
     assert len(reference_twins(mined, bank.X, bank.y, 0.1)) == 14  # 281 antecedents with the tuple-order twins
 

@@ -478,7 +478,7 @@ def class_support_threshold(min_support: float):
 
 def mine_classwise(data: BinaryDataset, max_card: int = 2, min_support: float = 0.1, negations: bool = False,
                    dedupe: bool = True, *, budget: Budget | None = None,
-                   weights: np.ndarray | None = None) -> MinedAntecedents:
+                   weights: np.ndarray | None = None, allow_empty: bool = False) -> MinedAntecedents:
     """Itemsets of up to ``max_card`` literals with support at least ``min_support`` within the positive class or
     within the negative class (FRL's miner, replacing the reference's FP-growth on each class).
 
@@ -487,6 +487,7 @@ def mine_classwise(data: BinaryDataset, max_card: int = 2, min_support: float = 
     ``budget``: as in :func:`mine_antecedents`.  ``weights`` (optional, one non-negative weight per sample): the
     support is a fraction of the class's *weight*, ``weight(itemset in class) >= min_support * weight(class)``, so
     integer weights mine exactly what repeated samples would; the weights are summed over the bits (float64).
+    ``allow_empty``: as in :func:`mine_antecedents`.
     """
     _check_params(max_card, min_support)
     pos = data.y == 1
@@ -501,7 +502,7 @@ def mine_classwise(data: BinaryDataset, max_card: int = 2, min_support: float = 
         mode = MODE_CLASSWISE_WEIGHTED
         fp[:] = weights[pos].sum(), weights[~pos].sum()
     ip = np.array([mode, num, den, n_pos, data.n_samples - n_pos, bool(dedupe)], dtype=np.int64)
-    return _mine(data, max_card, negations, dedupe, ip, fp, budget, weights)
+    return _mine(data, max_card, negations, dedupe, ip, fp, budget, weights, allow_empty)
 
 
 def load_kernels() -> None:

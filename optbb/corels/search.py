@@ -4,7 +4,6 @@ the trace and builds the ``SearchResult``."""
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Callable, Iterable
 
 import numpy as np
@@ -16,7 +15,8 @@ from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
 from ..common.growth import Stop, grow, growth_peak, row_bytes
 from ..common.limits import Budget, Limits
-from ..common.mining import MinedAntecedents, load_kernels, mine_antecedents, raw_points_bound
+from ..common.mined_search import StartMemoryError, mine_then_search
+from ..common.mining import MinedAntecedents, mine_antecedents, raw_points_bound
 from ..common.queue import grow_heap, new_heap, policy_code
 from ..common.result import SearchResult, Status, unsearched_result
 from ..common.validation import NameList, check_number, check_params
@@ -246,10 +246,6 @@ def solve(data: BinaryDataset, regularization: float = 0.01, *, policy: str = "l
     return driver.run_search(engine, limits, verbose)
 
 
-class StartMemoryError(ValueError):
-    """The memory limit is below what the search needs to start."""
-
-
 def _check_options(regularization, policy: str, map_type: str, ablation) -> tuple[float, frozenset]:
     lam = check_number("regularization", regularization, lo=0, caller="optbb.corels.solve")  # finite, >= 0
     check_params(OPTION_CONSTRAINTS, {"policy": policy, "map_type": map_type, "ablation": ablation},
@@ -263,54 +259,40 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
                    memory_limit: int | str | None = None, *, verbose: int = 0
                    ) -> tuple[MinedAntecedents, SearchResult]:
     """Mine the antecedents of the feature data ``data`` (:func:`~optbb.common.mining.mine_antecedents`), then
-    :func:`solve` over them, both under one set of limits: mining time counts toward ``time_limit``, the mined
-    arrays toward ``memory_limit``, and Ctrl-C stops either.
+    :func:`solve` over them, both under one set of limits (:func:`~optbb.common.mined_search.mine_then_search`):
+    mining time counts toward ``time_limit`` and ``total_time``, the mined arrays toward ``memory_limit``, and
+    Ctrl-C stops either.
 
     When a limit ends the mining (or leaves nothing for the search), no search runs: the result is the empty rule
     list with that status and a lower bound valid for the complete antecedent set, the equivalent points bound over
     identical feature rows (:func:`~optbb.common.mining.raw_points_bound`).  When no antecedent passes the support
     filter (weighted support with sample weights), the empty rule list is optimal over the (empty) antecedent set:
     a ``UserWarning`` says so and the status is OPTIMAL.  Samples of weight 0 are dropped before mining.  A list
-    found on a truncated antecedent set is never reported OPTIMAL.  Counters ``mining_time`` and ``mining_bytes``
-    are added; ``total_time`` includes the mining.
+    found on a truncated antecedent set is never reported OPTIMAL.
     """
     lam, ablation = _check_options(regularization, policy, map_type, ablation)
-    limits = Limits(time_limit, node_limit, memory_limit)
-    load_kernels()
-    budget = Budget(limits)
     data = effective_weights(data)
-    mined = mine_antecedents(data, max_card, min_support, negations, budget=budget, sample_weight=data.sample_weight,
-                             allow_empty=True)
-    status = mined.status
-    if status is None and mined.data is None:  # nothing passes the support filter: the default rule alone
-        warnings.warn(f"no antecedent passes the support filter (min_support={min_support}, weighted support when "
-                      "sample weights are given); the rule list is the default rule alone", UserWarning, stacklevel=3)
-        status = Status.OPTIMAL
-    elif status is None:
-        rest_time = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
-        rest_memory = None if limits.memory_limit is None else limits.memory_limit - mined.nbytes
-        if rest_time is not None and rest_time <= 0:
-            status = Status.TIME_LIMIT
-        elif rest_memory is not None and rest_memory <= 0:
-            status = Status.MEMORY_LIMIT
-        else:
-            try:
-                result = solve(mined.data, lam, policy=policy, map_type=map_type, ablation=ablation,
-                               time_limit=rest_time, node_limit=limits.node_limit, memory_limit=rest_memory,
-                               verbose=verbose)
-            except StartMemoryError:
-                status = Status.MEMORY_LIMIT
-            else:
-                result.counters.update(mining_time=mined.elapsed, mining_bytes=mined.nbytes,
-                                       total_time=budget.elapsed() - result.counters["kernel_load_time"])
-                return mined, result
-    # no search ran: the empty rule list, bounded by the equivalent points over the raw features
-    n = data.n_samples
-    X = mined.data.X if mined.data is not None else np.zeros((n, 0), dtype=np.uint8)
-    names = mined.data.feature_names if mined.data is not None else []
-    model = build_rule_list(X, data.y, [], names, data.label_names, lam, data.sample_weight)
-    lower = model.objective if status is Status.OPTIMAL else min(model.objective, raw_points_bound(data))
-    counters = dict.fromkeys(COUNTER_SLOTS, 0)
-    counters.update(n_antecedents=len(mined.antecedents), n_samples=n, mining_time=mined.elapsed,
-                    mining_bytes=mined.nbytes)
-    return mined, unsearched_result(model, model.objective, lower, status, budget.elapsed(), counters)
+
+    def mine(budget: Budget) -> MinedAntecedents:
+        return mine_antecedents(data, max_card, min_support, negations, budget=budget,
+                                sample_weight=data.sample_weight, allow_empty=True)
+
+    def search(mined: MinedAntecedents, rest: Limits) -> SearchResult:
+        return solve(mined.data, lam, policy=policy, map_type=map_type, ablation=ablation,
+                     time_limit=rest.time_limit, node_limit=rest.node_limit, memory_limit=rest.memory_limit,
+                     verbose=verbose)
+
+    def unsearched(mined: MinedAntecedents, status: Status, elapsed: float) -> SearchResult:
+        """The empty rule list, bounded by the equivalent points over the raw features."""
+        n = data.n_samples
+        X = mined.data.X if mined.data is not None else np.zeros((n, 0), dtype=np.uint8)
+        names = mined.data.feature_names if mined.data is not None else []
+        model = build_rule_list(X, data.y, [], names, data.label_names, lam, data.sample_weight)
+        lower = model.objective if status is Status.OPTIMAL else min(model.objective, raw_points_bound(data))
+        counters = dict.fromkeys(COUNTER_SLOTS, 0)
+        counters.update(n_antecedents=len(mined.antecedents), n_samples=n)
+        return unsearched_result(model, model.objective, lower, status, elapsed, counters)
+
+    empty = (f"no antecedent passes the support filter (min_support={min_support}, weighted support when sample "
+             "weights are given); the rule list is the default rule alone")
+    return mine_then_search(Limits(time_limit, node_limit, memory_limit), mine, search, unsearched, empty)

@@ -1,7 +1,6 @@
 """``FRLClassifier`` and ``SoftFRLClassifier``: scikit-learn estimators over the FRL/softFRL search kernels."""
 from __future__ import annotations
 
-import time
 import warnings
 from numbers import Integral, Real
 
@@ -10,49 +9,17 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Hidden, StrOptions
 
-from ..common.data import BinaryDataset, from_arrays
+from ..common.data import from_arrays
 from ..common.limits import Budget, Limits
-from ..common.mining import MinedAntecedents, NoAntecedents, class_support_threshold, load_kernels, mine_classwise
-from ..common.result import Status
+from ..common.mined_search import mine_then_search
+from ..common.mining import MinedAntecedents
+from ..common.result import SearchResult, Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights, drop_zero_weights
+from .antecedents import mine_frl
 from .rng import check_random_state
 from .search import OPTION_CONSTRAINTS, solve, unsearched_result
-
-_NO_TIME = 1e-9  # a time limit that ends the search at once (mining used up the time)
-
-
-def reference_twins(mined: MinedAntecedents, X: np.ndarray, y: np.ndarray, min_support: float,
-                    weights: np.ndarray | None = None) -> list[int]:
-    """Indices of mined pairs that the reference code holds twice.
-
-    The reference unions the item tuples FP-growth reports for each class; FP-growth writes the items of a set in
-    its per-class frequency order, so a pair frequent in both classes whose two items rank differently in the two
-    classes appears as two tuples (spec of the reference run, Section 4).  Ties in frequency keep the column order.
-    With ``weights``, supports and frequencies are weights, as in the weighted miner.
-    """
-    num, den = class_support_threshold(min_support)
-    pos = y == 1
-    wt = np.ones(y.shape[0], dtype=np.int64) if weights is None else weights  # counts: weights of 1, exact integers
-    w_pos, w_neg = wt[pos], wt[~pos]
-    f_pos, f_neg = w_pos @ X[pos], w_neg @ X[~pos]
-    n_pos, n_neg = w_pos.sum(), w_neg.sum()
-    Xa = mined.data.X
-    twins = []
-    for k, a in enumerate(mined.antecedents):
-        if len(a.features) != 2 or any(a.negated):
-            continue
-        c_pos, c_neg = w_pos @ Xa[pos, k], w_neg @ Xa[~pos, k]
-        if not (c_pos * den >= num * n_pos and c_neg * den >= num * n_neg):
-            continue
-        i, j = a.features
-        order_pos = (-f_pos[i], i) < (-f_pos[j], j)
-        order_neg = (-f_neg[i], i) < (-f_neg[j], j)
-        if order_pos != order_neg:
-            twins.append(k)
-    return twins
-
 
 class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
     _soft = False
@@ -108,58 +75,38 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         w, X01, y01 = drop_zero_weights(combined_weights(y01, sw, self.class_weight, classes, name), X01, y01)
         feature_names = display_names(self.feature_names, X_names, X01.shape[1])
         data = from_arrays(X01, y01, feature_names, sample_weight=w)
-        # mining runs under the same limits as the search (its time and bytes count toward them) and Ctrl-C
+
+        def mine(budget: Budget) -> MinedAntecedents:
+            return mine_frl(data, p["max_card"], p["min_support"], bool(self.negations), bool(self.keep_duplicates),
+                            budget, w)
+
+        def search(mined: MinedAntecedents, rest: Limits) -> SearchResult:
+            return solve(mined.data, p["C"], soft=self._soft, positive_weight=p["w"], monotonicity_penalty=p["C1"],
+                         n_iter=p["n_iter"], p_stop=p["p_stop"], curiosity_weight=p["lam"],
+                         feasibility="paper" if p["paper"] else "reference", random_state=p["random_state"],
+                         antecedents=list(mined.antecedents), feature_names=list(data.feature_names),
+                         max_recorded_iterations=p["record"], sample_weight=w, time_limit=rest.time_limit,
+                         node_limit=rest.node_limit, memory_limit=rest.memory_limit, verbose=self.verbose)
+
+        def unsearched(mined: MinedAntecedents, status: Status, elapsed: float) -> SearchResult:
+            return unsearched_result(data.y, soft=self._soft, w=p["w"], status=status, elapsed=elapsed,
+                                     feature_names=list(data.feature_names), weights=w)
+
+        empty = (f"{name}: no antecedent passes the support filter; lower min_class_support (now {p['min_support']}: "
+                 "an itemset must cover that fraction of the positive or of the negative class); the list is the "
+                 "default rule alone")
         limits = Limits(self.time_limit, self.node_limit, self.memory_limit)
-        load_kernels()
-        t0 = time.perf_counter()
-        budget = Budget(limits)
-        try:
-            mined = mine_classwise(data, max_card=p["max_card"], min_support=p["min_support"],
-                                   negations=bool(self.negations), dedupe=not self.keep_duplicates, budget=budget,
-                                   weights=w)
-        except NoAntecedents:
-            raise ValueError(f"{name}: no antecedent passes the support filter; lower min_class_support (now "
-                             f"{p['min_support']}: an itemset must cover that fraction of the positive or of the "
-                             "negative class)") from None
-        complete = mined.complete  # no search on a truncated set: the default-only list, with the limit's status
-        ants = mined.antecedents if complete else []
-        names = list(mined.data.feature_names) if complete else []
-        A = mined.data.X if complete else np.zeros((data.n_samples, 0), dtype=np.uint8)
-        if self.keep_duplicates and complete:
-            twins = reference_twins(mined, data.X, data.y, p["min_support"], w)
-            if twins:
-                ants = list(ants) + [ants[k] for k in twins]
-                A = np.concatenate([A, A[:, twins]], axis=1)
-                for k in twins:
-                    i, j = ants[k].features
-                    names.append(f"{data.feature_names[j]},{data.feature_names[i]}")
-        adata = mined.data if not complete or A is mined.data.X else BinaryDataset(A, data.y, names, w)
-        mining_time = time.perf_counter() - t0
-        rest = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
-        stopped = mined.status if not complete else (Status.TIME_LIMIT if rest is not None and rest <= 0 else None)
-        rest_memory = None if limits.memory_limit is None else max(limits.memory_limit - mined.nbytes, 1)
-        if complete:
-            result = solve(adata, soft=self._soft, positive_weight=p["w"], regularization=p["C"],
-                           monotonicity_penalty=p["C1"], n_iter=p["n_iter"], p_stop=p["p_stop"],
-                           curiosity_weight=p["lam"], feasibility="paper" if p["paper"] else "reference",
-                           random_state=p["random_state"], antecedents=ants, feature_names=list(data.feature_names),
-                           max_recorded_iterations=p["record"], sample_weight=w,
-                           time_limit=rest if stopped is None else _NO_TIME,
-                           node_limit=limits.node_limit, memory_limit=rest_memory, verbose=self.verbose)
-        else:
-            result = unsearched_result(data.y, soft=self._soft, w=p["w"], status=stopped, elapsed=budget.elapsed(),
-                                       feature_names=list(data.feature_names), weights=w)
-        if stopped is not None:
-            result.status = stopped
+        mined, result = mine_then_search(limits, mine, search, unsearched, empty)
+        searched = mined.complete and mined.data is not None
+        ants = list(mined.antecedents) if searched else []
+        names = list(mined.data.feature_names) if searched else []
         c = result.counters
-        c["mining_time"] = mining_time + c["packing_time"]
-        c.update(mining_bytes=mined.nbytes, antecedents_mined=len(mined.antecedents))
         self.antecedents_ = ants
         self.antecedent_names_ = names
         self.rule_list_ = result.model
         self.rule_list_.classes = list(classes)
         self.classes_ = classes
-        self.n_antecedents_ = A.shape[1]
+        self.n_antecedents_ = len(ants)
         self.threshold_ = 1.0 / (1.0 + p["w"])
         series = result.series
         self.candidates_ = series["candidates_per_level"]
