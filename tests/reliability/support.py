@@ -99,15 +99,28 @@ PRELUDE = textwrap.dedent("""
         print("RESULT " + json.dumps(d, default=str), flush=True)
 """)
 
-# the dynamic-programming search on its hard cases: tic-tac-toe at lambda 1e-6 without a depth limit, and
-# kr-vs-kp (DL8.5 / MurTree set, skipped when absent) at lambda 1e-6 and depth 6; neither ends within minutes
+
+def _random_binary(n: int, m: int, seed: int = 0) -> str:
+    """Child code binding ``X``, ``y`` and ``data``: ``n`` x ``m`` random 0/1 features and labels that depend on
+    four of them plus 20 % noise.  At small regularization no search over such data ends within minutes, and it
+    needs nothing beside the repository."""
+    return f"""
+        from optbb.common.data import from_arrays
+        _rng = np.random.default_rng({seed})
+        X = (_rng.random(({n}, {m})) < 0.5).astype(np.uint8)
+        y = (((X[:, 0] ^ X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (_rng.random({n}) < 0.2)).astype(np.uint8)
+        data = from_arrays(X, y)
+    """
+
+
+# the dynamic-programming search on its hard cases: random 2,000 x 40 data at lambda 1e-6 without a depth limit
+# (tic-tac-toe, used before, ends in a few seconds on a fast machine), and kr-vs-kp (DL8.5 / MurTree set, skipped when
+# absent) at lambda 1e-6 and depth 6; neither ends within minutes
 OSDT_DP_LOAD = {
-    "dp-ttt": """
-        from optbb.datasets import load_osdt
-        from optbb.osdt import solve
-        data = load_osdt("tic-tac-toe")
-        KW = dict(search="dp")
-    """,
+    "dp-random": textwrap.dedent(_random_binary(2000, 40, seed=2)) + """
+from optbb.osdt import solve
+KW = dict(search="dp")
+""",
     "dp-deep": f"""
         from optbb.datasets.dl import load_dl
         from optbb.osdt import solve
@@ -167,19 +180,6 @@ READY_IN_SEARCH = """
 
     _driver.Progress = _ReadyInSearch
 """
-
-
-def _random_binary(n: int, m: int, seed: int = 0) -> str:
-    """Child code binding ``X``, ``y`` and ``data``: ``n`` x ``m`` random 0/1 features and labels that depend on
-    four of them plus 20 % noise.  At small regularization no search over such data ends within minutes, and it
-    needs nothing beside the repository."""
-    return f"""
-        from optbb.common.data import from_arrays
-        _rng = np.random.default_rng({seed})
-        X = (_rng.random(({n}, {m})) < 0.5).astype(np.uint8)
-        y = (((X[:, 0] ^ X[:, 1]) | (X[:, 2] & X[:, 3])) ^ (_rng.random({n}) < 0.2)).astype(np.uint8)
-        data = from_arrays(X, y)
-    """
 
 
 def _wait_ready(proc: subprocess.Popen) -> None:
