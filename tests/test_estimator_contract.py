@@ -229,3 +229,64 @@ def test_sample_weight_of_numbers_in_an_object_array_is_taken(cls):
         assert np.array_equal(cls(**FAST[cls]).fit(X, y, sample_weight=given).predict(X), expected)
     with pytest.raises(ValueError, match="sample_weight must hold numbers"):
         cls(**FAST[cls]).fit(X, y, sample_weight=np.array([1] * (len(y) - 1) + ["1"], dtype=object))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# one solve() shape: solve(data, regularization, *, options..., time_limit, node_limit, memory_limit, verbose)
+
+def _solvers():
+    from optbb import corels, frl, osdt
+
+    return {"corels": corels.solve, "osdt": osdt.solve, "frl": frl.solve}
+
+
+SOLVE_OPTIONS = {"corels": dict(policy="bfs"), "osdt": dict(max_depth=2), "frl": dict(n_iter=20, random_state=0)}
+BAD_SOLVE_OPTIONS = {"corels": ("policy", "widest"), "osdt": ("max_depth", -1), "frl": ("n_iter", 0)}
+
+
+@pytest.mark.parametrize("family", ["corels", "osdt", "frl"])
+def test_solve_has_one_shape(family):
+    params = list(inspect.signature(_solvers()[family]).parameters.values())
+    assert [p.name for p in params[:2]] == ["data", "regularization"]
+    assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params[:2])
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[2:]), [p.name for p in params[2:]]
+    assert {"time_limit", "node_limit", "memory_limit", "verbose"} <= {p.name for p in params[2:]}
+
+
+@pytest.mark.parametrize("family", ["corels", "osdt", "frl"])
+def test_solve_takes_a_dataset_and_checks_its_options_as_the_estimators_do(family):
+    from optbb.common.data import from_arrays
+
+    solve = _solvers()[family]
+    X, y = data()
+    X = X.to_numpy().astype(np.uint8)
+    with pytest.raises(TypeError, match="BinaryDataset.*ndarray"):
+        solve(X, 0.05)
+    name, value = BAD_SOLVE_OPTIONS[family]
+    with pytest.raises(ValueError, match=name):
+        solve(from_arrays(X, y), 0.05, **{name: value})
+    with pytest.raises(TypeError):  # the options are keyword-only
+        solve(from_arrays(X, y), 0.05, *SOLVE_OPTIONS[family].values())
+    r = solve(from_arrays(X, y), 0.05, **SOLVE_OPTIONS[family], time_limit=30, node_limit=None, memory_limit="1G",
+              verbose=0)
+    assert np.isfinite(r.objective)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# every model predicts on the raw X it was learned from, also after a JSON round trip
+
+def _model_of(est):
+    return getattr(est, "tree_", None) or est.rule_list_
+
+
+@pytest.mark.parametrize("cls", [CorelsClassifier, OSDTClassifier, FRLClassifier, SoftFRLClassifier],
+                         ids=lambda c: c.__name__)
+def test_a_model_read_back_from_json_predicts_on_raw_x(cls):
+    from optbb import export
+
+    X, y = data()
+    est = clone(cls(**FAST[cls])).fit(X, y)
+    back = export.from_json(export.to_json(_model_of(est)))
+    raw = X.to_numpy()
+    assert np.array_equal(back.predict(raw), est.predict(X))
+    assert np.allclose(back.predict_proba(raw), est.predict_proba(X))
