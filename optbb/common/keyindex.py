@@ -105,9 +105,11 @@ def find_pooled(table, key, klen, h):
 
 
 @njit(cache=True)
-def find_span(index, ehash, eoff, elen, arena, key, klen, h):
-    """Entry whose key ``arena[eoff[e]:eoff[e] + elen[e]]`` equals ``key[:klen]`` (hash ``h``), or
-    ``-(free slot) - 1``."""
+def find_span(index, spans, key, klen, h):
+    """Entry whose key ``spans.leaf_ids[off:off + spans.length[e]]`` (``off = spans.offset[e]``) equals
+    ``key[:klen]`` (hash ``h``), or ``-(free slot) - 1``; ``spans`` is any named tuple with the fields ``hash``,
+    ``offset``, ``length`` and ``leaf_ids`` (the arena of keys), ``index`` its index."""
+    ehash, eoff, elen, arena = spans.hash, spans.offset, spans.length, spans.leaf_ids
     mask = np.uint64(index.shape[0] - 1)
     slot = np.int64(h & mask)
     while True:

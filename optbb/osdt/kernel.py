@@ -342,7 +342,7 @@ def init_search(data, leaves, ltable, trees, ttable, entries, heap, scratch, st,
     toff, tlen, terr, tleaves = trees.offset, trees.length, trees.errors, trees.leaf_ids
     ids = np.zeros(1, dtype=np.int64)
     h = tree_hash(ids, 1, np.zeros(1, dtype=np.uint64))
-    index_put(ttable, find_span(ttable, trees.hash, toff, tlen, tleaves, ids, 1, h), 0)
+    index_put(ttable, find_span(ttable, trees, ids, 1, h), 0)
     toff[0], tlen[0], terr[0], tleaves[0], trees.hash[0] = 0, 1, leaves.errors[0], 0, h
     st[S_NTREES], st[S_TLUSED] = 1, 1
     obj = objective_value(leaves.errors[0], 1, n_samples, lam)
@@ -526,7 +526,7 @@ def _expand(item, data, leaves, ltable, trees, ttable, entries, heap, scratch, s
                 total_err += err[newids[b]]
                 b += 1
         h = tree_hash(child, n_new, hbuf)
-        slot = find_span(ttable, trees.hash, toff, tlen, tleaves, child, n_new, h)
+        slot = find_span(ttable, trees, child, n_new, h)
         if slot < 0:  # a new leaf set (Tree cache: permutations are evaluated once)
             obj = objective_value(total_err, n_new, n_samples, lam)
             total_hn = 0.0
@@ -593,7 +593,7 @@ def run_chunk(data, leaves, ltable, trees, ttable, entries, heap, scratch, w, st
     NEED_WORKSPACE."""
     n_features = ip[P_M]
     en_prune, en_s = entries.prune, entries.n_split
-    hkey, hseq, hitem = heap.key, heap.seq, heap.item
+    hitem = heap.item
     st[S_WORK] = 0
     st[S_WORKMAX] = max_pops
     while True:
