@@ -89,6 +89,7 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
                       FutureWarning, stacklevel=2)
         initial_tree = warm_start
     warm_start = None if initial_tree == "none" else initial_tree  # "none": the command line's spelling of None
+    max_depth = _within_features(max_depth, data.n_features)
     # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
     if choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted) == "dp":
         return _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
@@ -149,3 +150,10 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
                     sample_weight=sample_weight)
 
 
+def _within_features(max_depth, n_features: int):
+    """A depth limit above the number of features limits nothing (a path splits on a feature at most once): it is
+    taken as that number, so that a huge integer reaches no fixed-width array (``max_depth=10**30`` raised a bare
+    OverflowError).  Anything but an integer is left to the option checks."""
+    if isinstance(max_depth, Integral) and not isinstance(max_depth, bool) and max_depth > n_features:
+        return n_features
+    return max_depth

@@ -278,3 +278,16 @@ def test_bad_limits_are_errors(bad):
             Limits(time_limit=bad)
         with pytest.raises(ValueError, match="node_limit"):
             Limits(node_limit=bad)
+
+
+@pytest.mark.parametrize("search", ["dp", "leaf_set"])
+def test_a_depth_limit_beyond_the_features_limits_nothing(search):
+    """``OSDTClassifier(max_depth=10**30)`` raised a bare OverflowError; a limit above the number of features is no
+    limit (a path splits on a feature at most once), and the tree is the unlimited one."""
+    from optbb.osdt import OSDTClassifier
+
+    X, y = _good(60, 4, seed=3)
+    huge = OSDTClassifier(regularization=0.02, max_depth=10 ** 30, search=search).fit(X, y)
+    free = OSDTClassifier(regularization=0.02, search=search).fit(X, y)
+    assert huge.result_.objective == pytest.approx(free.result_.objective, abs=1e-12)
+    assert huge.max_depth == 10 ** 30  # the parameter itself is left as given
