@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import errno
-import io
 import os
 import signal
 import subprocess
@@ -25,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from . import datasets
-from .common.data import from_arrays, open_text, read_corels
+from .common.data import from_arrays, read_corels, read_csv_frame
 from .common.limits import InterruptGuard
 
 EXIT_OK, EXIT_INPUT, EXIT_LIMIT, EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 0, 2, 3, 130, 141, 143
@@ -107,15 +105,7 @@ def _load_binary(spec: str, label: str | None = None, command: str = "corels"):
 def _read_csv_table(path: Path):
     """``(BinaryDataset, classes)`` of a CSV with a header, 0/1 feature columns and the label last (``,`` or ``;``
     sniffed): the label may hold any ``k >= 2`` values, ``classes`` (sorted), encoded as class indices."""
-    with open_text(path) as fh:
-        text = fh.read()
-    first = text.split("\n", 1)[0]
-    sep = ";" if first.count(";") > first.count(",") else ","
-    header = [h.strip() for h in next(csv.reader(io.StringIO(first), delimiter=sep), [])]
-    dup = sorted({h for h in header if header.count(h) > 1})
-    if dup:  # pandas would rename them silently ("a", "a.1")
-        raise ValueError(f"duplicate column names in the header: {dup[:5]}")
-    df = pd.read_csv(io.StringIO(text), sep=sep)
+    df = read_csv_frame(path)
     if df.shape[1] < 2:
         raise ValueError("the table needs at least one feature column and one label column (the last)")
     if df.shape[0] == 0:

@@ -233,6 +233,14 @@ def read_binary_csv(path: str | os.PathLike, label: str | None = None, sep: str 
 
     The separator is sniffed (``,`` or ``;``) unless given.
     """
+    data = from_dataframe(read_csv_frame(path, sep), label)
+    _check_two_classes(data, path)
+    return data
+
+
+def read_csv_frame(path: str | os.PathLike, sep: str | None = None) -> pd.DataFrame:
+    """The table of a CSV file with a header (``.gz`` accepted), its separator sniffed (``,`` or ``;``) unless
+    given; duplicate column names are a ``ValueError`` (pandas would rename them silently, "a", "a.1")."""
     with open_text(path) as fh:
         text = fh.read()
     first = text.split("\n", 1)[0]
@@ -240,12 +248,9 @@ def read_binary_csv(path: str | os.PathLike, label: str | None = None, sep: str 
         sep = ";" if first.count(";") > first.count(",") else ","
     header = next(csv.reader(io.StringIO(first), delimiter=sep), [])
     dup = _duplicates(h.strip() for h in header)
-    if dup:  # pandas would rename them silently ("a", "a.1")
+    if dup:
         raise ValueError(f"{path}: duplicate column names in the header: {dup[:5]}")
-    df = pd.read_csv(io.StringIO(text), sep=sep)
-    data = from_dataframe(df, label)
-    _check_two_classes(data, path)
-    return data
+    return pd.read_csv(io.StringIO(text), sep=sep)
 
 
 def _check_two_classes(data: BinaryDataset, path) -> None:
