@@ -22,7 +22,7 @@ from ..common.jit import njit
 
 from ..common.bitset import and_into, hash_words, not_into, popcount_and
 from ..common.bounds import majority_errors
-from ..common.growth import Stop, arrays_bytes, grow, row_bytes
+from ..common.growth import Stop, arrays_bytes, grow, growth_peak, row_bytes
 from ..common.hashtable import ht_find, ht_put, new_table, rehash
 from ..common.keyindex import SLOT_BYTES, index_capacity, new_index, reindex
 from ..common.queue import new_heap
@@ -230,13 +230,29 @@ class Arena:
             return (new_n,), (new_n - n) * sum(_row_bytes(g) for g in groups)
         raise ValueError(f"unknown growth request {what}")
 
+    def _replaced_bytes(self, what: int, sizes) -> int:
+        """Bytes of the arrays that growth request ``what`` to ``sizes`` (from :meth:`_plan`) replaces by copies."""
+        if what == NEED_LEAVES:
+            rehashed = sizes[1] != self.ltable.keys.shape[0]
+            return arrays_bytes(self.leaves) + (arrays_bytes(self.ltable) if rehashed else 0)
+        if what == NEED_TREES:
+            lens = (sizes[0],) * 4 + (sizes[1],)
+            return (sum(a.nbytes for a, n in zip(self.trees, lens) if n != a.shape[0])
+                    + (0 if sizes[2] == self.ttable.shape[0] else self.ttable.nbytes))
+        if what == NEED_ENTRIES:
+            return arrays_bytes(self.entries) + arrays_bytes(self.heap)
+        return arrays_bytes(self.scratch)
+
     def grow(self, what: int, need, cap_bytes: int | None, stop: Stop = None) -> bool:
-        """Grow group ``what`` (a NEED_* code) to hold at least ``need`` items; False if the cap forbids it.
+        """Grow group ``what`` (a NEED_* code) to hold at least ``need`` items; False if the cap forbids it, counting
+        the old arrays of the group with their copies, which are all alive until the copy ends
+        (:func:`~optbb.common.growth.growth_peak`).
 
         Every new array of the group is built before any replaces the old ones, so a growth abandoned by ``stop``
         (:class:`~optbb.common.growth.GrowthStopped`) leaves the arena as it was."""
         sizes, extra = self._plan(what, need)
-        if cap_bytes is not None and self.nbytes() + extra > cap_bytes:
+        old = self._replaced_bytes(what, sizes)
+        if cap_bytes is not None and growth_peak(self.nbytes(), [(old, old + extra)]) > cap_bytes:
             return False
         if what == NEED_LEAVES:
             new_n, new_t = sizes

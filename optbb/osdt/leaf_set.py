@@ -17,7 +17,7 @@ from ..common.bitset import n_words, not_into, popcount, unpack_rows
 from ..common.bounds import objective_value
 from ..common.data import BinaryDataset
 from ..common.equivalence import equivalence_classes
-from ..common.growth import arrays_bytes
+from ..common.growth import arrays_bytes, growth_peak
 from ..common.limits import Limits
 from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE
 from ..common.result import SearchResult, Status
@@ -168,13 +168,14 @@ class OsdtEngine:
 
     def _grow_workspace(self, need: int, cap_bytes: int | None) -> bool:
         """A workspace for trees of fewer than ``need`` leaves (doubling, at most ``lmax``); False if the memory
-        cap forbids it.  The workspace is scratch rebuilt by every expansion: only the combination counter is
-        copied."""
+        cap forbids it, the old workspace counted with the new while that is built.  The workspace is scratch
+        rebuilt by every expansion: only the combination counter is copied."""
         ws_lmax = min(max(2 * K.workspace_lmax(self.work), need), self.lmax)
         if ws_lmax < need:
             raise RuntimeError(f"internal error: a tree of {need - 1} leaves was expanded (at most {self.lmax - 1})")
-        if cap_bytes is not None and (self.memory_bytes() - self._fixed_bytes() + self._workspace_bytes(ws_lmax)
-                                      > cap_bytes):
+        # the old workspace is alive while the new one is built
+        steps = [(self._fixed_bytes(), self._workspace_bytes(ws_lmax))]
+        if cap_bytes is not None and growth_peak(self.memory_bytes(), steps) > cap_bytes:
             return False
         work, digits = self._new_workspace(ws_lmax)
         digits[:self.digits.shape[0]] = self.digits
