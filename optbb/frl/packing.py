@@ -52,6 +52,22 @@ class SearchData:
     LEVEL_PADDING = 0.25   # per-word weights when padding each weight's run to whole words adds at most this share
     MIN_LEVELS = 8         # ... or at most this many words
 
+    @classmethod
+    def bytes_needed(cls, A: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> int:
+        """What :meth:`nbytes` will be for these arguments, computed without packing: exact without weights, a lower
+        bound with them (the padding of per-word weights and a pair cache are left out), so a search refused
+        for it could not have fitted."""
+        y = np.asarray(y).astype(bool)
+        if weights is not None:
+            y = y[np.asarray(weights) > 0]
+        m = int(A.shape[1])
+        words = [(k + 63) // 64 for k in (int(y.sum()), int((~y).sum()))]
+        bits = 8 * (m + 1) * sum(words) + 2 * 8 * m  # both classes' columns and every-sample sets, the column masses
+        if weights is not None:
+            return bits + 8 * sum(words) + 2 * 8
+        pairs = m ** 2 * sum(words) / 2 <= cls.PAIR_WORK_LIMIT
+        return bits + 2 * 4 * (m * m if pairs else 1)
+
     def __init__(self, A: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None):
         t0 = time.perf_counter()
         A = np.asarray(A, dtype=np.uint8)

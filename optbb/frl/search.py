@@ -134,6 +134,10 @@ def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = Fal
         raise ValueError(f"antecedents has {len(antecedents)} entries but data has {data.n_features} columns")
     weights = frl_weights(data, sample_weight, class_weight)
     interrupted = False
+    if packed is None and limits.over_memory(SearchData.bytes_needed(data.X, data.y, weights)):
+        # the packed data alone would not fit: MEMORY_LIMIT before allocating it
+        return unsearched_result(data.y, soft=bool(soft), w=w, status=Status.MEMORY_LIMIT, elapsed=0.0,
+                                 feature_names=list(data.feature_names), weights=weights)
     if packed is None:
         with InterruptGuard() as guard:  # packing is part of the search: a signal here ends it after one chunk
             packed = SearchData(data.X, data.y, weights)
