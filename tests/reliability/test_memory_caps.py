@@ -1,5 +1,7 @@
-"""CORELS under a memory cap on a search that would outgrow it: the copies made while the arrays grow count against
-the cap, and the growth is geometric, so the peak RSS stays near the cap and the stop comes without a crawl."""
+"""Every solver under a memory cap on a case that needs more, checked against the peak RSS of a child process, not
+only the accounted bytes.  CORELS and the OSDT searches: the copies made while the arrays grow count against the
+cap, and the growth is geometric, so the peak RSS stays near the cap and the stop comes without a crawl.  FRL: its
+packed data is refused before it is allocated.  BinOCT: the cap bounds the MIP's estimated size, not HiGHS."""
 from __future__ import annotations
 
 import pytest
@@ -54,3 +56,115 @@ def test_corels_peak_rss_within_a_100m_cap():
 @pytest.mark.slow
 def test_corels_peak_rss_within_a_200m_cap():
     _check(200)
+
+
+# The OSDT searches on random 2,000 x 40 data (labels a noisy function of four features) at lambda 1e-6 without a
+# depth limit: uncapped, both grow past 400 MB within 5 s.  Each growth doubles a part (the dp search's memo, a group
+# of the leaf-set search's arena); a growth whose copy (old and new arrays together) would not fit ends the search.
+# dp: 100M -> peak RSS growth 56 MiB (accounted 38 MiB), 1.0 s; 200M -> 112 MiB (75 MiB), 3.1 s.  Leaf-set: 100M ->
+# 88-93 MiB (76 MiB), 0.6-1.2 s; 200M -> 173 MiB (150 MiB), 1.4-1.6 s (before the old group was counted, a 150M cap
+# grew it by 173 MiB).
+OSDT_CHILD = """
+import gc
+import optbb.osdt.{module} as S
+from optbb.osdt import solve
+solve(data, 0.01, search={search!r}, memory_limit=4 << 20, time_limit=10)  # compiles the paths measured
+growths = [0]
+_grow = S.{engine}.grow
+def counted(self, *args, **kwargs):
+    growths[0] += 1
+    return _grow(self, *args, **kwargs)
+S.{engine}.grow = counted
+gc.collect()
+reset_peak()
+base = rss_now()
+r = solve(data, 1e-6, search={search!r}, memory_limit={cap!r}, time_limit=120)
+report(r, growth=peak_rss() - base, growths=growths[0])
+"""
+OSDT_ENGINES = {"dp": ("dp_search", "DPEngine"), "leaf_set": ("leaf_set", "OsdtEngine")}
+
+
+def _check_osdt(search: str, cap_mb: int):
+    module, engine = OSDT_ENGINES[search]
+    code = OSDT_CHILD.format(module=module, engine=engine, search=search, cap=f"{cap_mb}M")
+    r = _run_child(_code(_random_binary(2000, 40, seed=2), code))
+    print(f"OSDT {search} 2000 x 40 under {cap_mb}M: peak RSS growth {r['growth'] / MB:.1f} MiB, accounted "
+          f"{r['counters']['memory_bytes'] / MB:.1f} MiB, {r['growths']} growths, {r['total_time']:.2f} s")
+    assert r["status"] == "MEMORY_LIMIT", r
+    assert r["counters"]["memory_bytes"] <= cap_mb * MB
+    assert r["growth"] <= 1.1 * cap_mb * MB, r
+    assert r["growths"] <= 80, r  # doubling: a few growths per part
+
+
+@jit_only
+@pytest.mark.parametrize("search", ["dp", "leaf_set"])
+def test_osdt_peak_rss_within_a_100m_cap(search):
+    _check_osdt(search, 100)
+
+
+@jit_only
+@pytest.mark.slow
+@pytest.mark.parametrize("search", ["dp", "leaf_set"])
+def test_osdt_peak_rss_within_a_200m_cap(search):
+    _check_osdt(search, 200)
+
+
+# FRL's memory is its packed data and count caches, allocated once before the search (the record of iterations is
+# bounded).  Random 2,000 x 4,000 antecedents need 123 MiB (mostly the pair caches): under 100M the search ends with
+# MEMORY_LIMIT before packing (it used to pack first: peak RSS growth 125 MiB); 2,000 x 5,000 need 192 MiB and fit
+# under 200M (peak RSS growth 195 MiB).
+FRL_CHILD = """
+import gc
+from optbb.frl import solve
+solve(data, n_iter=5, memory_limit=None)  # compiles the kernels
+gc.collect()
+reset_peak()
+base = rss_now()
+r = solve(data, n_iter=20, memory_limit={cap!r}, time_limit=60)
+report(r, growth=peak_rss() - base)
+"""
+
+
+@jit_only
+def test_frl_memory_limit_before_packing_under_100m():
+    r = _run_child(_code(_random_binary(2000, 4000, seed=2), FRL_CHILD.format(cap="100M")))
+    print(f"FRL 2000 x 4000 under 100M: {r['status']}, peak RSS growth {r['growth'] / MB:.1f} MiB")
+    assert r["status"] == "MEMORY_LIMIT", r
+    assert r["growth"] <= 10 * MB, r
+
+
+@jit_only
+@pytest.mark.slow
+def test_frl_peak_rss_within_a_200m_cap():
+    r = _run_child(_code(_random_binary(2000, 5000, seed=2), FRL_CHILD.format(cap="200M")))
+    print(f"FRL 2000 x 5000 under 200M: {r['status']}, peak RSS growth {r['growth'] / MB:.1f} MiB, accounted "
+          f"{r['counters']['memory_bytes'] / MB:.1f} MiB")
+    assert r["status"] == "ITERATION_LIMIT", r
+    assert r["counters"]["memory_bytes"] <= 200 * MB
+    assert r["growth"] <= 1.1 * 200 * MB, r
+
+
+# BinOCT's cap is on the MIP's estimated size (mip_bytes_estimate), checked before the MIP is built; HiGHS's own
+# memory (presolve, LP factorisations, branch-and-bound) has no cap and is several times the estimate: 3,000 x 30 at
+# depth 3 (estimate 72 MiB, fits 100M) grew the peak RSS by 435 MiB in 10 s, 5,000 x 40 at depth 3 (156 MiB, fits
+# 200M) by 1.1 GiB.  What the cap does bound: a MIP estimated over it is never built.
+BINOCT_CHILD = """
+import gc
+from optbb.baselines.binoct import solve_mip
+gc.collect()
+reset_peak()
+base = rss_now()
+rep = solve_mip(X, y, 4, time_limit=30, memory_limit=200 << 20)
+print("RESULT " + json.dumps(dict(status=rep["status"], estimate=rep["memory_estimate"],
+                                  growth=peak_rss() - base)), flush=True)
+"""
+
+
+@jit_only
+def test_binoct_memory_limit_before_building_the_mip():
+    r = _run_child(_code(_random_binary(6000, 40, seed=2), BINOCT_CHILD))
+    print(f"BinOCT 6000 x 40 depth 4 under 200M: {r['status']}, estimate {r['estimate'] / MB:.1f} MiB, peak RSS "
+          f"growth {r['growth'] / MB:.1f} MiB")
+    assert r["status"] == "memory_limit", r
+    assert r["estimate"] > 200 * MB
+    assert r["growth"] <= 64 * MB, r  # imports and the CART start, not the 490 MiB MIP
