@@ -12,11 +12,14 @@ the incumbent improved: the chunk size is not adapted), :data:`DONE` (search exh
 :data:`NEED_MEMORY` (arrays full: the driver calls ``grow``, under the memory cap).  A search stopped by a time, node
 or memory limit whose lower bound has reached its objective is certified all the same: its status is OPTIMAL.
 
-The clock (time limit, ``total_time``) starts after ``start`` and the loading of the kernels: ``step(0)`` (a chunk of
-no work, which every engine must accept) and ``lower_bound()``, or the engine's own ``load_kernels()`` when it has
-one.  Calling them compiles, or loads from Numba's cache, what the search runs: a fresh process spends seconds
-there, which no time limit pays and no reported time shows.  Other optional engine members: ``first_work`` (work
-of the first chunk, default 16), ``exhausted_status``,
+The clock (time limit, ``total_time``) starts at ``started`` when the caller gives it (the ``time.perf_counter()``
+of the call to its ``solve`` or ``fit``: preparation such as validation, packing, a CART warm start and ``start``
+count), else after ``start``.  The loading of the kernels is never on it: ``step(0)`` (a chunk of no work, which
+every engine must accept) and ``lower_bound()``, or the engine's own ``load_kernels()`` when it has one.  Calling
+them compiles, or loads from Numba's cache, what the search runs: a fresh process spends seconds there, which no
+time limit pays and no reported time shows (``kernel_load_time`` reports it, with the ``start_load_time`` an engine
+whose ``start`` compiles kernels may set; with ``started`` both are taken out of the clock).  Other optional engine
+members: ``first_work`` (work of the first chunk, default 16), ``exhausted_status``,
 ``improvement_nodes()`` (node counter when the incumbent last improved: the time to the optimum is then
 interpolated inside the chunk), ``own_trace()`` (a trace frame of the engine's own, replacing the sampled one).
 """
@@ -81,10 +84,12 @@ def next_work(work: int, seconds: float, remaining: float) -> int:
     return int(max(1, min(work * 4, MAX_WORK, work * target / seconds)))
 
 
-def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bool = False) -> SearchResult:
+def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bool = False,
+               started: float | None = None) -> SearchResult:
     """Run ``engine`` to its end or to a limit and return its :class:`SearchResult` (module docstring).
     ``interrupted``: a signal already arrived while the caller set the search up (the engine then runs one chunk and
-    stops with status INTERRUPTED, and a further signal aborts)."""
+    stops with status INTERRUPTED, and a further signal aborts).  ``started``: when the clock started (module
+    docstring), default after ``engine.start()``."""
     trace = TraceRecorder()
     time_to_optimum = 0.0
     lower = math.nan
@@ -99,11 +104,15 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
             t_load = time.perf_counter()
             if status is None:
                 _load_kernels(engine)
-            loading = time.perf_counter() - t_load
-            budget = Budget(limits)  # the clock starts with the search
+            # what ``start`` spent compiling its own kernels (``start_load_time``) is loading too
+            loading = time.perf_counter() - t_load + getattr(engine, "start_load_time", 0.0)
+            # the clock starts with the search, or at ``started`` (the kernels' loading taken out)
+            budget = Budget(limits, None if started is None else started + loading)
             peak = engine.memory_bytes()
             if status is None and limits.over_memory(peak):
                 status = Status.MEMORY_LIMIT
+            if status is None and budget.remaining_time() <= 0:  # the preparation took all the time
+                status = Status.TIME_LIMIT
             if status is None:
                 lower = trace.sample(budget.elapsed(), engine.incumbent(), engine.lower_bound, engine.queue_size(),
                                      engine.nodes())

@@ -105,11 +105,13 @@ class Limits:
 
 
 class Budget:
-    """Clock and limits of one search, kept by the search driver (:mod:`optbb.common.driver`)."""
+    """Clock and limits of one search, kept by the search driver (:mod:`optbb.common.driver`).  ``started``: the
+    ``time.perf_counter()`` at which the clock started (default: now), e.g. when the caller's ``solve`` or ``fit``
+    was called, so that its preparation counts toward the time limit."""
 
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits, started: float | None = None):
         self.limits = limits
-        self.start = time.perf_counter()
+        self.start = time.perf_counter() if started is None else float(started)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start

@@ -4,7 +4,8 @@ cheapest tree known for the frames of a search still running or stopped at a lim
 
 Costs are in the search's units (weight of the errors + lambda N per leaf).  A stopped search may complete a
 subproblem off the stack with a CART tree fitted on its samples (``greedy``), for at most ``GREEDY_SECONDS`` in all
-so that a time limit still holds.
+so that a time limit still holds: a fit is not started when its estimated time (:func:`cart_seconds`) would run past
+them.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..common.bounds import majority_class
 from . import dp as D
 from .bounds import leaf_is_exact
 from .depth2 import depth2
-from .initial_tree import cart_warm_start
+from .initial_tree import cart_seconds, cart_warm_start
 from .trees import leaf_stats
 
 GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
@@ -59,6 +60,8 @@ class DPTrees:
             return None  # already the incumbent
         if len(rows) < 2 or len(np.unique(e.y[rows])) < 2 or d < 1:
             return None
+        if time.perf_counter() + cart_seconds(len(rows), e.m) > self.greedy_until:
+            return None  # it would overrun: on 1,000,000 x 40 one fit took 1.2 s
         q = None if e.qf is None else e.qf[rows]
         total = len(rows) if q is None else q.sum()
         lam_sub = max(e.lam_n / total, 0.5 / len(rows))

@@ -1,6 +1,7 @@
 """``OSDTClassifier``: a scikit-learn estimator over :func:`optbb.osdt.solve`."""
 from __future__ import annotations
 
+import time
 from numbers import Real
 
 import numpy as np
@@ -67,7 +68,8 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
     def fit(self, X, y, sample_weight=None):
         """Solve OSDT on ``(X, y)``.  ``sample_weight``: non-negative real weights (times ``class_weight``); the
         loss is the weight of the misclassified samples over the total weight, so an integer weight ``k`` counts a
-        sample ``k`` times."""
+        sample ``k`` times.  ``time_limit`` counts from this call: validation and packing are on the clock."""
+        started = time.perf_counter()
         self._validate_params()
         Xc, y_enc, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True)
         weights = combined_weights(y_enc, w, self.class_weight, classes, "OSDTClassifier")
@@ -81,7 +83,7 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         result = solve(data, self.regularization, search=self.search, initial_tree=self.initial_tree,
                        max_depth=self.max_depth, time_limit=self.time_limit, node_limit=self.node_limit,
                        memory_limit=self.memory_limit, verbose=self.verbose,
-                       labels=y_enc if len(classes) > 2 else None, **leaf_set_options)
+                       labels=y_enc if len(classes) > 2 else None, started=started, **leaf_set_options)
         self.classes_ = classes
         result.model.classes = list(classes)
         self.tree_ = result.model
