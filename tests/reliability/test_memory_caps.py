@@ -144,10 +144,12 @@ def test_frl_peak_rss_within_a_200m_cap():
     assert r["growth"] <= 1.1 * 200 * MB, r
 
 
-# BinOCT's cap is on the MIP's estimated size (mip_bytes_estimate), checked before the MIP is built; HiGHS's own
-# memory (presolve, LP factorisations, branch-and-bound) has no cap and is several times the estimate: 3,000 x 30 at
-# depth 3 (estimate 72 MiB, fits 100M) grew the peak RSS by 435 MiB in 10 s, 5,000 x 40 at depth 3 (156 MiB, fits
-# 200M) by 1.1 GiB.  What the cap does bound: a MIP estimated over it is never built.
+# BinOCT's cap is checked twice: before the MIP is built, against HiGHS's load of it (HIGHS_LOAD_FACTOR times
+# mip_bytes_estimate: HiGHS's presolve, LP and root cuts take several times the estimate before its first callback,
+# 413 MiB for an estimate of 71 MiB on 3,000 x 30 at depth 3), and during the branch and bound, where a watch on the
+# process's RSS interrupts HiGHS at its next node callback once the growth passes WATCH_SHARE of the cap.  HiGHS asks
+# that callback only between nodes, so one long node can still overshoot (measured: 1,000 x 20 under 200M grew
+# 302 MiB; 500 x 15 under 100M 111 MiB; 3,000 x 30 under 600M 518 MiB).
 BINOCT_CHILD = """
 import gc
 from optbb.baselines.binoct import solve_mip
@@ -168,3 +170,45 @@ def test_binoct_memory_limit_before_building_the_mip():
     assert r["status"] == "memory_limit", r
     assert r["estimate"] > 200 * MB
     assert r["growth"] <= 64 * MB, r  # imports and the CART start, not the 490 MiB MIP
+
+
+def test_binoct_memory_watch_interrupts_highs_past_its_share_of_the_cap(monkeypatch):
+    """The watch HiGHS calls between nodes: quiet below WATCH_SHARE of the cap, interrupts past it, reads the RSS
+    at most every WATCH_SECONDS."""
+    from optbb.baselines import binoct
+
+    class Event:
+        interrupted = False
+
+        def interrupt(self):
+            self.interrupted = True
+
+    rss = [1000]
+    monkeypatch.setattr(binoct, "process_rss", lambda: rss[0])
+    watch = binoct._MemoryWatch(100, rss_before=1000)
+    event = Event()
+    rss[0] = 1000 + 79
+    watch(event)
+    assert not event.interrupted and not watch.stopped
+    rss[0] = 1000 + 81
+    watch(event)  # within WATCH_SECONDS of the last reading: not read again
+    assert not event.interrupted
+    watch.next_check = 0.0
+    watch(event)
+    assert event.interrupted and watch.stopped
+    unlimited = binoct._MemoryWatch(None, rss_before=0)
+    unlimited(Event())
+    assert not unlimited.stopped
+
+
+@jit_only
+@pytest.mark.slow
+def test_binoct_branch_and_bound_is_interrupted_under_the_cap():
+    """3,000 x 30 at depth 3 under 600M: built (7 x 71 MiB fits), then interrupted by the watch (status memory_limit)
+    with the peak RSS growth under the cap; unwatched, HiGHS grew 454 MiB in 10 s and kept growing."""
+    child = BINOCT_CHILD.replace("solve_mip(X, y, 4, time_limit=30, memory_limit=200 << 20)",
+                                 "solve_mip(X, y, 3, time_limit=60, memory_limit=600 << 20)")
+    r = _run_child(_code(_random_binary(3000, 30, seed=0), child))
+    print(f"BinOCT 3000 x 30 depth 3 under 600M: {r['status']}, peak RSS growth {r['growth'] / MB:.1f} MiB")
+    assert r["status"] == "memory_limit", r
+    assert r["growth"] <= 1.1 * 600 * MB, r
