@@ -11,6 +11,7 @@ a ``UserWarning`` says so and the status is OPTIMAL.  Counters ``mining_time``, 
 """
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Callable
 
@@ -28,13 +29,16 @@ Unsearched = Callable[[MinedAntecedents, Status, float], SearchResult]
 
 
 def mine_then_search(limits: Limits, mine: Callable[[Budget], MinedAntecedents], search: Search,
-                     unsearched: Unsearched, empty_message: str) -> tuple[MinedAntecedents, SearchResult]:
+                     unsearched: Unsearched, empty_message: str, started: float | None = None
+                     ) -> tuple[MinedAntecedents, SearchResult]:
     """Run ``mine(budget)``, then ``search(mined, rest)`` under the limits left (``rest``), as the module docstring
     says.  ``unsearched(mined, status, elapsed)`` gives the result when no search runs; ``empty_message`` is the
     warning when no antecedent passes the filter.  A ``search`` that raises :class:`StartMemoryError` ends the
-    fit with MEMORY_LIMIT."""
-    load_kernels()  # before the clock, as the driver loads the search's kernels
-    budget = Budget(limits)
+    fit with MEMORY_LIMIT.  ``started``: the ``time.perf_counter()`` at which the clock started (the estimator's
+    ``fit``: its validation counts), default now; the kernels' loading is taken out of it."""
+    t_load = time.perf_counter()
+    load_kernels()  # off the clock, as the driver loads the search's kernels
+    budget = Budget(limits, None if started is None else started + (time.perf_counter() - t_load))
     mined = mine(budget)
     status = mined.status
     if status is None and len(mined.antecedents) == 0:

@@ -1,6 +1,7 @@
 """``CorelsClassifier``: scikit-learn estimator over antecedent mining and the CORELS search."""
 from __future__ import annotations
 
+import time
 from numbers import Integral, Real
 from typing import Iterable
 
@@ -82,7 +83,8 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
 
     def fit(self, X, y, sample_weight=None) -> "CorelsClassifier":
         """Mine the antecedents of ``X`` (0/1 features) and find the certifiably optimal rule list (weighted by
-        ``sample_weight`` and ``class_weight`` when given)."""
+        ``sample_weight`` and ``class_weight`` when given).  ``time_limit`` counts from this call."""
+        started = time.perf_counter()
         self._validate_params()
         X01, y01, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True)
         w = combined_weights(y01, w, self.class_weight, classes, "CorelsClassifier")
@@ -90,7 +92,8 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
         data = BinaryDataset(X01, y01, feature_names, w, tuple(str(c) for c in classes))
         self.antecedents_, self.result_ = mine_and_solve(
             data, self.regularization, self.max_card, self.min_support, self.negations, self.policy, self.map_type,
-            self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose)
+            self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose,
+            started=started)
         self.rule_list_ = self.result_.model
         self.rule_list_.attach_literals(self.antecedents_.antecedents, feature_names)
         self.rule_list_.classes = list(classes)

@@ -4,6 +4,7 @@ the trace and builds the ``SearchResult``."""
 from __future__ import annotations
 
 import math
+import time
 from typing import Callable, Iterable
 
 import numpy as np
@@ -217,7 +218,7 @@ class CorelsEngine:
 
 def solve(data: BinaryDataset, regularization: float = 0.01, *, policy: str = "lower_bound", map_type: str = "prefix",
           ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
-          memory_limit: int | str | None = "auto", verbose: int = 0) -> SearchResult:
+          memory_limit: int | str | None = "auto", verbose: int = 0, started: float | None = None) -> SearchResult:
     """Certifiably optimal rule list over the antecedent columns of ``data`` (CORELS, Angelino et al. 2018).
 
     Minimises ``misclassification rate + regularization * (number of rules)``.  ``data.y`` may hold ``k >= 2``
@@ -231,8 +232,11 @@ def solve(data: BinaryDataset, regularization: float = 0.01, *, policy: str = "l
     "prefix_length" = Thm 4).  ``node_limit`` caps the number of prefixes expanded; ``memory_limit`` (bytes or a
     string like "2G"; default "auto", half of the physical memory; None for no cap) caps the trie, queue and
     map.  The options after ``regularization`` are keyword-only; a ``data`` that is not a :class:`BinaryDataset` is a
-    ``TypeError``.  The result's status says whether the model is certified.
+    ``TypeError``.  The result's status says whether the model is certified.  The clock starts when ``solve`` is
+    called (or at ``started``, a ``time.perf_counter()``): building the search's data counts toward ``time_limit``,
+    compiling or loading the kernels does not.
     """
+    started = time.perf_counter() if started is None else started
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
     lam, ablation = _check_options(regularization, policy, map_type, ablation)
@@ -243,7 +247,7 @@ def solve(data: BinaryDataset, regularization: float = 0.01, *, policy: str = "l
     if limits.memory_limit is not None and engine.memory_bytes() > limits.memory_limit:
         raise StartMemoryError(f"memory_limit {limits.memory_limit} bytes is below the {engine.memory_bytes()} "
                                "bytes the search needs to start")
-    return driver.run_search(engine, limits, verbose)
+    return driver.run_search(engine, limits, verbose, started=started)
 
 
 def _check_options(regularization, policy: str, map_type: str, ablation) -> tuple[float, frozenset]:
@@ -256,7 +260,7 @@ def _check_options(regularization, policy: str, map_type: str, ablation) -> tupl
 def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
                    negations: bool = True, policy: str = "lower_bound", map_type: str = "prefix",
                    ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
-                   memory_limit: int | str | None = None, *, verbose: int = 0
+                   memory_limit: int | str | None = None, *, verbose: int = 0, started: float | None = None
                    ) -> tuple[MinedAntecedents, SearchResult]:
     """Mine the antecedents of the feature data ``data`` (:func:`~optbb.common.mining.mine_antecedents`), then
     :func:`solve` over them, both under one set of limits (:func:`~optbb.common.mined_search.mine_then_search`):
@@ -268,7 +272,8 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     identical feature rows (:func:`~optbb.common.mining.raw_points_bound`).  When no antecedent passes the support
     filter (weighted support with sample weights), the empty rule list is optimal over the (empty) antecedent set:
     a ``UserWarning`` says so and the status is OPTIMAL.  Samples of weight 0 are dropped before mining.  A list
-    found on a truncated antecedent set is never reported OPTIMAL.
+    found on a truncated antecedent set is never reported OPTIMAL.  ``started``: when the clock started (a
+    ``time.perf_counter()``, default now; ``CorelsClassifier.fit`` passes its own, so validation counts).
     """
     lam, ablation = _check_options(regularization, policy, map_type, ablation)
     data = effective_weights(data)
@@ -280,7 +285,7 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     def search(mined: MinedAntecedents, rest: Limits) -> SearchResult:
         return solve(mined.data, lam, policy=policy, map_type=map_type, ablation=ablation,
                      time_limit=rest.time_limit, node_limit=rest.node_limit, memory_limit=rest.memory_limit,
-                     verbose=verbose)
+                     verbose=verbose, started=time.perf_counter())
 
     def unsearched(mined: MinedAntecedents, status: Status, elapsed: float) -> SearchResult:
         """The empty rule list, bounded by the equivalent points over the raw features."""
@@ -295,4 +300,4 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
 
     empty = (f"no antecedent passes the support filter (min_support={min_support}, weighted support when sample "
              "weights are given); the rule list is the default rule alone")
-    return mine_then_search(Limits(time_limit, node_limit, memory_limit), mine, search, unsearched, empty)
+    return mine_then_search(Limits(time_limit, node_limit, memory_limit), mine, search, unsearched, empty, started)

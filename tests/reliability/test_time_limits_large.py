@@ -90,3 +90,25 @@ def test_osdt_time_limit_covers_the_preparation(case):
     assert r["wall"] <= limit + _allowed(limit), r
     assert r["total_time"] <= r["wall"] and r["total_time"] >= limit, r  # the preparation is on the clock
     assert r["lower_bound"] <= r["objective"] and r["leaves"] >= 1
+
+
+@pytest.mark.slow
+@jit_only
+def test_corels_time_limit_covers_validation_and_the_search_set_up():
+    """CorelsClassifier on 1,000,000 x 20 random features, time_limit=0.5: the validation before the mining and the
+    search's set-up over the mined antecedents ran off the clock (a 1.57 s fit, total_time 0.62 s).  The clock now
+    starts with fit; kernels compiled on a small fit first."""
+    limit = 0.5
+    r = _run_child(_code(f"""
+        from optbb.corels import CorelsClassifier
+        rng = np.random.default_rng(0)
+        X = (rng.random((1000000, 20)) < 0.5).astype(np.uint8)
+        y = (rng.random(1000000) < 0.5).astype(np.uint8)
+        CorelsClassifier(time_limit=1).fit(X[:300, :6], y[:300])
+        t0 = time.perf_counter()
+        est = CorelsClassifier(time_limit={limit}).fit(X, y)
+        report(est.result_, wall=time.perf_counter() - t0)
+    """))
+    print(f"CORELS 1000000 x 20 under time_limit={limit}: {r['wall']:.2f} s, {r['status']}")
+    assert r["status"] == "TIME_LIMIT", r
+    assert r["wall"] <= limit + _allowed(limit), r
