@@ -9,9 +9,13 @@ Problems: ``corels`` = ProPublica fold 0, lambda 0.005, no equivalent-points bou
 0.0005 (needs ``../shared/data/osdt/fico_binary.csv.gz``); ``osdt-ttt`` = tic-tac-toe at lambda 0.001 (OSDT's
 default search, dynamic programming); ``osdt-dp-ttt`` = tic-tac-toe at lambda 1e-6, ``search="dp"``; ``osdt-dp-deep``
 = kr-vs-kp (``../shared/data/dl/kr-vs-kp.txt.gz``) at lambda 1e-6, depth 6, ``search="dp"``; ``frl`` = FRL on random
-3,000 x 16 data.  Run it on an idle machine::
+3,000 x 16 data.  Large inputs (the estimator's ``fit`` on 1,000,000 random 0/1 rows, validation, packing and
+warm starts on the clock): ``osdt-dp-1m``, ``osdt-dp-depth-1m`` (depth 4), ``osdt-leaf-1m``, ``osdt-weighted-1m``
+(real sample weights) on 40 features at lambda 1e-4, ``frl-1m`` and ``corels-1m`` on 20 features.  Run it on an
+idle machine::
 
     python benchmarks/limits.py --problems corels,osdt-fico,osdt-ttt,frl --limits 0.5,2,3,10 --repeats 3
+    python benchmarks/limits.py --problems osdt-dp-1m,osdt-leaf-1m,frl-1m,corels-1m --limits 1 --repeats 3
 
 ``--resources`` runs the resource cases instead (``--cases`` picks some of them):
 
@@ -109,6 +113,28 @@ for _name, _f, _est in (("corels-39200", 140, "CorelsClassifier()"), ("corels-50
         from optbb.{_mod} import {_cls}
         warm = lambda: {_est}.set_params(time_limit=5).fit(X[:, :6], y)
         run = lambda **kw: {_est}.set_params(**kw).fit(X, y).result_
+"""
+_LARGE = """
+        import numpy as np
+        rng = np.random.default_rng(0)
+        X = (rng.random((1000000, {m})) < 0.5).astype(np.uint8)
+        y = (rng.random(1000000) < 0.5).astype(np.uint8)
+        w = rng.random(1000000) + 0.5
+"""
+for _name, _m, _est, _w in (
+        ("osdt-dp-1m", 40, "OSDTClassifier(regularization=1e-4, search='dp')", False),
+        ("osdt-dp-depth-1m", 40, "OSDTClassifier(regularization=1e-4, search='dp', max_depth=4)", False),
+        ("osdt-leaf-1m", 40, "OSDTClassifier(regularization=1e-4, search='leaf_set')", False),
+        ("osdt-weighted-1m", 40, "OSDTClassifier(regularization=1e-4, search='dp')", True),
+        ("frl-1m", 20, "FRLClassifier(random_state=0)", False),
+        ("corels-1m", 20, "CorelsClassifier()", False)):
+    _cls = _est.split("(")[0]
+    _mod = {"OSDTClassifier": "osdt", "FRLClassifier": "frl", "CorelsClassifier": "corels"}[_cls]
+    _sw = "w" if _w else "None"
+    LOAD[_name] = _LARGE.format(m=_m) + f"""
+        from optbb.{_mod} import {_cls}
+        warm = lambda: {_est}.set_params(time_limit=1).fit(X[:300, :8], y[:300], None if {_sw} is None else w[:300])
+        run = lambda **kw: {_est}.set_params(**kw).fit(X, y, {_sw}).result_
 """
 RESOURCE_CASES = (("corels-39200", 1.0), ("corels-5000", 5.0), ("frl-500", 1.0), ("frl-5000", 5.0))
 
