@@ -229,3 +229,15 @@ def test_combined_weights_balanced_dict_and_errors():
     assert np.allclose(combined_weights(y, None, {0: 1, 1: 3, 7: 1.0}, classes, "Est"), [1, 1, 1, 3])  # 7: not in y
     with pytest.raises(ValueError, match="only one class"):
         combined_weights(y, np.array([1.0, 1, 1, 0]), None, classes, "Est")
+
+
+@pytest.mark.parametrize("n", [0, 1, 63, 64, 65, 200])
+def test_pack_columns_is_pack_rows_of_the_transpose(n):
+    from optbb.common.bitset import pack_columns, pack_rows
+
+    rng = np.random.default_rng(n)
+    X = (rng.random((n, 7)) < 0.5).astype(np.uint8)
+    assert np.array_equal(pack_columns(X), pack_rows(X.T))
+    assert np.array_equal(pack_columns(X.astype(bool)), pack_rows(X.T))
+    assert np.array_equal(pack_columns(3 * X.astype(np.int64)), pack_rows(X.T))  # nonzero is 1
+    assert np.array_equal(pack_columns(np.asfortranarray(X)), pack_rows(X.T))

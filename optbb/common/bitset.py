@@ -164,6 +164,34 @@ def pack_rows(bits: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(as_bytes).view("<u8").astype(np.uint64).reshape(n_rows, nw)
 
 
+def pack_columns(X: np.ndarray) -> np.ndarray:
+    """``pack_rows(X.T)`` (one bitset over the rows of ``X`` per column, nonzero = 1) without transposing ``X``: a
+    transpose of a tall matrix is a strided copy (1.1 s for 600,000 x 210, against 0.04 s packed row by row)."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"pack_columns expects a 2-D array, got shape {X.shape}")
+    X = np.ascontiguousarray(X) if X.dtype == np.uint8 else np.ascontiguousarray(X != 0).view(np.uint8)
+    out = np.zeros((X.shape[1], n_words(X.shape[0])), dtype=np.uint64)
+    _pack_columns(X, out)
+    return out
+
+
+@njit(cache=True)
+def _pack_columns(X, out):
+    n, m = X.shape
+    acc = np.zeros(m, dtype=np.uint64)
+    for w in range(out.shape[1]):
+        acc[:] = 0
+        r0 = w * 64
+        for i in range(r0, min(n, r0 + 64)):
+            bit = np.uint64(1) << np.uint64(i - r0)
+            for j in range(m):
+                if X[i, j] != 0:
+                    acc[j] |= bit
+        for j in range(m):
+            out[j, w] = acc[j]
+
+
 def pack(bits: np.ndarray) -> np.ndarray:
     """Pack a 1-D 0/1 vector into a bitset."""
     return pack_rows(np.asarray(bits).reshape(1, -1))[0]

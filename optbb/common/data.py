@@ -15,7 +15,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .bitset import pack, pack_rows, unpack, unpack_rows
+from .bitset import pack, pack_columns, pack_rows, unpack, unpack_rows
 from .equivalence import equivalence_classes, minority_vector
 from .weights import check_sample_weight
 
@@ -83,7 +83,7 @@ class BinaryDataset:
     def bits(self) -> np.ndarray:
         """(n_features, n_words) uint64: column ``j`` packed over the samples."""
         if self._bits is None:
-            self._bits = pack_rows(self.X.T)
+            self._bits = pack_columns(self.X)
         return self._bits
 
     @property

@@ -30,7 +30,7 @@ import functools
 import numpy as np
 from .jit import njit
 
-from .bitset import hash_words, n_words, pack_rows, popcount64, unpack_rows, weight_and, weight_of
+from .bitset import hash_words, n_words, pack_columns, pack_rows, popcount64, unpack_rows, weight_and, weight_of
 from .data import BinaryDataset
 from .driver import next_work
 from .equivalence import minority_vector
@@ -303,7 +303,7 @@ class _Miner:
         self.feature_names = list(data.feature_names)
         self.max_card = int(max_card)
         signs = (False, True) if negations else (False,)  # the literals: every feature, then every negation
-        lits = pack_rows(np.concatenate([1 - data.X.T if g else data.X.T for g in signs], axis=0))
+        lits = pack_columns(np.concatenate([1 - data.X if g else data.X for g in signs], axis=1))
         self.lit_feat = np.tile(np.arange(data.n_features, dtype=np.int64), len(signs))
         self.lit_neg_arr = np.repeat(np.array(signs, dtype=bool), data.n_features)
         self.lit_names = np.array([(NOT if g else "") + name for g in signs for name in self.feature_names],

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.utils._param_validation import StrOptions
 
 from ..common import driver
-from ..common.bitset import pack_rows, popcount, weight_of
+from ..common.bitset import pack_columns, popcount, weight_of
 from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
 from ..common.growth import Stop, grow, growth_peak, row_bytes
@@ -51,7 +51,7 @@ def effective_weights(data: BinaryDataset) -> BinaryDataset:
     w, X, y = drop_zero_weights(data.sample_weight, data.X, data.y)
     if w is data.sample_weight:  # nothing dropped, weights kept as given
         return data
-    bits = data.bits if X is data.X else pack_rows(X.T)
+    bits = data.bits if X is data.X else pack_columns(X)
     return BinaryDataset.from_bits(bits, y, data.feature_names, w, data.label_names, X)
 
 

@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from ..common.bitset import ones, pack_rows
+from ..common.bitset import ones, pack_columns, pack_rows
 from ..common.data import BinaryDataset
 from ..common.growth import arrays_bytes
 from ..common.weights import check_sample_weight, combined_weights, drop_zero_weights
@@ -22,18 +22,18 @@ def _pack_class(A: np.ndarray, wc: np.ndarray | None, by_word: bool):
     if k == 0:
         return np.zeros((m, 0), dtype=np.uint64), ones(0), (None if wc is None else np.zeros(0))
     if not by_word:
-        return pack_rows(A.T), ones(k), wc
+        return pack_columns(A), ones(k), wc
     values, level = np.unique(wc, return_inverse=True)
     order = np.argsort(level, kind="stable")
     counts = np.bincount(level, minlength=values.shape[0])
     words = (counts + 63) // 64
     start = 64 * np.concatenate([[0], np.cumsum(words)[:-1]])
     slot = start[level[order]] + (np.arange(k) - np.repeat(np.cumsum(counts) - counts, counts))
-    cols = np.zeros((m, 64 * int(words.sum())), dtype=bool)
-    cols[:, slot] = A[order].T.astype(bool)
-    every = np.zeros((1, cols.shape[1]), dtype=bool)
+    rows = np.zeros((64 * int(words.sum()), m), dtype=np.uint8)
+    rows[slot] = A[order]
+    every = np.zeros((1, rows.shape[0]), dtype=bool)
     every[0, slot] = True
-    return pack_rows(cols), pack_rows(every)[0], np.repeat(values, words)
+    return pack_columns(rows), pack_rows(every)[0], np.repeat(values, words)
 
 
 class SearchData:

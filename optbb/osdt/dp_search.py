@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..common.bitset import n_words, pack_rows
+from ..common.bitset import n_words, pack_columns, pack_rows
 from ..common.bounds import majority_class, objective_value
 from ..common.data import BinaryDataset
 from ..common.equivalence import minority_vector
@@ -335,4 +335,4 @@ def search_dataset(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | Non
     y = np.ascontiguousarray(y, dtype=np.int64)
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(X.shape[1])]
     k = max(2, int(y.max(initial=0)) + 1)
-    return BinaryDataset.from_bits(pack_rows(X.T), y, names, sample_weight, tuple(str(c) for c in range(k)), X=X)
+    return BinaryDataset.from_bits(pack_columns(X), y, names, sample_weight, tuple(str(c) for c in range(k)), X=X)
