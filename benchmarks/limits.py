@@ -11,8 +11,10 @@ default search, dynamic programming); ``osdt-dp-ttt`` = tic-tac-toe at lambda 1e
 = kr-vs-kp (``../shared/data/dl/kr-vs-kp.txt.gz``) at lambda 1e-6, depth 6, ``search="dp"``; ``frl`` = FRL on random
 3,000 x 16 data.  Large inputs (the estimator's ``fit`` on 1,000,000 random 0/1 rows, validation, packing and
 warm starts on the clock): ``osdt-dp-1m``, ``osdt-dp-depth-1m`` (depth 4), ``osdt-leaf-1m``, ``osdt-weighted-1m``
-(real sample weights) on 40 features at lambda 1e-4, ``frl-1m`` and ``corels-1m`` on 20 features.  Run it on an
-idle machine::
+(real sample weights) on 40 features at lambda 1e-4, ``frl-1m`` and ``corels-1m`` on 20 features;
+``corels-mining-2k400`` (2,000 x 400 features mined to pairs: a 640 MB antecedent matrix) and ``binoct-3k30`` /
+``binoct-6k30`` (depth 3 on 3,000 or 6,000 x 30: building the MIP is a large share; no Ctrl-C measurement).  Run it
+on an idle machine::
 
     python benchmarks/limits.py --problems corels,osdt-fico,osdt-ttt,frl --limits 0.5,2,3,10 --repeats 3
     python benchmarks/limits.py --problems osdt-dp-1m,osdt-leaf-1m,frl-1m,corels-1m --limits 1 --repeats 3
@@ -136,6 +138,26 @@ for _name, _m, _est, _w in (
         warm = lambda: {_est}.set_params(time_limit=1).fit(X[:300, :8], y[:300], None if {_sw} is None else w[:300])
         run = lambda **kw: {_est}.set_params(**kw).fit(X, y, {_sw}).result_
 """
+LOAD["corels-mining-2k400"] = """
+        import numpy as np
+        rng = np.random.default_rng(0)
+        X = (rng.random((2000, 400)) < 0.5).astype(np.uint8)
+        y = (rng.random(2000) < 0.5).astype(np.uint8)
+        from optbb.corels import CorelsClassifier
+        warm = lambda: CorelsClassifier(max_card=2, time_limit=0.3).fit(X[:200, :40], y[:200])
+        run = lambda **kw: CorelsClassifier(max_card=2).set_params(**kw).fit(X, y).result_
+"""
+for _name, _n in (("binoct-3k30", 3000), ("binoct-6k30", 6000)):
+    LOAD[_name] = f"""
+        import numpy as np
+        rng = np.random.default_rng(0)
+        X = (rng.random(({_n}, 30)) < 0.5).astype(np.uint8)
+        y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random({_n}) < 0.2)).astype(np.uint8)
+        from optbb.baselines.binoct import BinOCTClassifier
+        warm = lambda: BinOCTClassifier(max_depth=2, time_limit=0.5).fit(X[:50, :5], y[:50])
+        run = lambda **kw: BinOCTClassifier(max_depth=3).set_params(**kw).fit(X, y).result_
+"""
+NO_CTRL_C = {"binoct-3k30", "binoct-6k30"}  # HiGHS runs in one C call that Python's SIGINT handler cannot enter
 RESOURCE_CASES = (("corels-39200", 1.0), ("corels-5000", 5.0), ("frl-500", 1.0), ("frl-5000", 5.0))
 
 NOISY = """
@@ -375,6 +397,8 @@ def main(argv: list[str] | None = None) -> None:
             o = [r["overshoot"] for r in runs]
             print(f"{problem:10s} overshoot @ {limit:<6g}  {statistics.median(o):+.3f} s  {max(o):+.3f} s  "
                   f"{sorted({r['status'] for r in runs})}  all: {' '.join(f'{x:+.3f}' for x in o)}", flush=True)
+        if problem in NO_CTRL_C:
+            continue
         runs = [ctrl_c_latency(problem, args.signal_after) for _ in range(args.repeats)]
         lat = [r["latency"] for r in runs]
         print(f"{problem:10s} Ctrl-C latency       {statistics.median(lat):.3f} s   {max(lat):.3f} s   "
