@@ -86,28 +86,28 @@ def _weight_and(row, rem, wts, per_word, i, e):
     return weight_and(row[i:e], rem[i:e], wts[i * 64:])
 
 
-@overload(mass_and)
+@overload(mass_and, inline="always")
 def _mass_and_typed(row, rem, wts, per_word, i, e):
     if isinstance(wts, types.NoneType):
         return lambda row, rem, wts, per_word, i, e: popcount_and(row[i:e], rem[i:e])
     return lambda row, rem, wts, per_word, i, e: _weight_and(row, rem, wts, per_word, i, e)
 
 
-@overload(mass_row)
+@overload(mass_row, inline="always")
 def _mass_row_typed(row, rem, wts, per_word):
     if isinstance(wts, types.NoneType):
         return lambda row, rem, wts, per_word: popcount_and(row, rem)
     return lambda row, rem, wts, per_word: _weight_and(row, rem, wts, per_word, 0, row.shape[0])
 
 
-@overload(mass)
+@overload(mass, inline="always")
 def _mass_typed(bits, wts, per_word):
     if isinstance(wts, types.NoneType):
         return lambda bits, wts, per_word: popcount(bits)
     return lambda bits, wts, per_word: _weight_and(bits, bits, wts, per_word, 0, bits.shape[0])
 
 
-@overload(snap)
+@overload(snap, inline="always")
 def _snap_typed(x, tiny, wts):
     if isinstance(wts, types.NoneType):
         return lambda x, tiny, wts: x
