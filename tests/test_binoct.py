@@ -3,9 +3,6 @@ time limits with an honest status and gap, estimator contract; CART's limits and
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
-import textwrap
 
 import numpy as np
 import pytest
@@ -14,7 +11,6 @@ from twins.binoct import complete_brute_force, complete_dp
 from optbb.baselines.binoct import BinOCTClassifier, CompleteTree, cart_features, tree_from_features
 from optbb.common.result import COMMON_COUNTERS, Status
 from optbb.datasets import load_osdt
-from reliability.support import _env
 
 pytest.importorskip("highspy")
 
@@ -227,18 +223,3 @@ def test_result_reports_as_the_other_solvers_do():
     assert r.counters["improvements"] >= 1 and r.counters["nodes"] == clf.report_["mip_nodes"]
     assert 0 <= r.counters["time_to_optimum"] <= r.counters["total_time"] == pytest.approx(clf.solve_time_)
     assert list(r.trace.columns) == ["time", "objective", "lower_bound", "queue_size", "nodes"]
-
-
-def test_the_first_fit_prints_nothing_at_verbose_0():
-    """HiGHS prints its banner when the first solver of a process is made, before any option is read: at
-    ``verbose=0`` a fresh process's first fit writes nothing to standard output."""
-    code = textwrap.dedent("""
-        import numpy as np
-        from optbb.baselines.binoct import BinOCTClassifier
-        X = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3, dtype=np.uint8)
-        y = np.array([0, 1, 1, 0] * 3, dtype=np.uint8)
-        print(BinOCTClassifier(max_depth=1).fit(X, y).status_)
-    """)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout == "optimal\n"
