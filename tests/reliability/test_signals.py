@@ -218,7 +218,10 @@ def test_ctrl_c_while_frl_packs_its_data_ends_the_search_after_one_chunk(monkeyp
     from optbb.common.data import from_arrays
     from optbb.frl import search
 
-    monkeypatch.setattr(search, "SearchData", _signalled(search.SearchData))
+    class SignalledWhilePacking(search.SearchData):
+        __init__ = _signalled(search.SearchData.__init__)
+
+    monkeypatch.setattr(search, "SearchData", SignalledWhilePacking)
     data = from_arrays(*_set_up_data())
     try:
         r = search.solve(data, n_iter=10 ** 6, random_state=0)
