@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import math
 
-from numba import types
-from numba.extending import overload
-
 from ..common.bitset import popcount, popcount_and, weight_and, weight_words_and
 from ..common.jit import njit
 
@@ -43,75 +40,43 @@ def remove(rem, row):
         rem[i] &= ~row[i]
 
 
-# The four helpers below choose their path when a kernel is compiled, by the type of ``wts``: each is a Python
-# function (what runs without JIT) with an overload returning the popcount code for None and the weighted code
-# otherwise.  An ``is None`` test would do the same only for a kernel's own arguments: the kernels read the weights
-# from a field of their ``Data`` tuple, where Numba cannot prune the branch.
+# The helpers below are inlined into the kernels, whose own arguments the weights are: Numba then drops the branch
+# a None rules out, so the unweighted kernels are pure popcount code.
 
 
+@njit(cache=True, inline="always")
 def mass_and(row, rem, wts, per_word, i, e):
     """``|row & rem|`` over words ``i .. e-1``: popcount, or the weight of the set bits."""
     if wts is None:
         return popcount_and(row[i:e], rem[i:e])
-    return _weight_and(row, rem, wts, per_word, i, e)
+    if per_word:
+        return weight_words_and(row[i:e], rem[i:e], wts[i:e])
+    return weight_and(row[i:e], rem[i:e], wts[i * 64:])
 
 
+@njit(cache=True, inline="always")
 def mass_row(row, rem, wts, per_word):
     """``|row & rem|`` over whole rows (no slicing on the popcount path)."""
     if wts is None:
         return popcount_and(row, rem)
-    return _weight_and(row, rem, wts, per_word, 0, row.shape[0])
+    return mass_and(row, rem, wts, per_word, 0, row.shape[0])
 
 
+@njit(cache=True, inline="always")
 def mass(bits, wts, per_word):
     """``|bits|``: popcount, or the weight of the set bits."""
     if wts is None:
         return popcount(bits)
-    return _weight_and(bits, bits, wts, per_word, 0, bits.shape[0])
+    return mass_and(bits, bits, wts, per_word, 0, bits.shape[0])
 
 
+@njit(cache=True, inline="always")
 def snap(x, tiny, wts):
     """A remainder weight obtained by subtraction, with rounding noise (``<= tiny``, below the smallest sample
     weight) set to an exact 0; integer counts (``wts`` None) pass unchanged."""
     if wts is None:
         return x
     return x if x > tiny else x - x
-
-
-@njit(cache=True, inline="always")
-def _weight_and(row, rem, wts, per_word, i, e):
-    """Weight of the set bits of ``row & rem`` over words ``i .. e-1``: per-word or per-sample weights."""
-    if per_word:
-        return weight_words_and(row[i:e], rem[i:e], wts[i:e])
-    return weight_and(row[i:e], rem[i:e], wts[i * 64:])
-
-
-@overload(mass_and, inline="always")
-def _mass_and_typed(row, rem, wts, per_word, i, e):
-    if isinstance(wts, types.NoneType):
-        return lambda row, rem, wts, per_word, i, e: popcount_and(row[i:e], rem[i:e])
-    return lambda row, rem, wts, per_word, i, e: _weight_and(row, rem, wts, per_word, i, e)
-
-
-@overload(mass_row, inline="always")
-def _mass_row_typed(row, rem, wts, per_word):
-    if isinstance(wts, types.NoneType):
-        return lambda row, rem, wts, per_word: popcount_and(row, rem)
-    return lambda row, rem, wts, per_word: _weight_and(row, rem, wts, per_word, 0, row.shape[0])
-
-
-@overload(mass, inline="always")
-def _mass_typed(bits, wts, per_word):
-    if isinstance(wts, types.NoneType):
-        return lambda bits, wts, per_word: popcount(bits)
-    return lambda bits, wts, per_word: _weight_and(bits, bits, wts, per_word, 0, bits.shape[0])
-
-
-@overload(snap, inline="always")
-def _snap_typed(x, tiny, wts):
-    if isinstance(wts, types.NoneType):
-        return lambda x, tiny, wts: x
-    return lambda x, tiny, wts: x if x > tiny else x - x
 
 
 @njit(cache=True)

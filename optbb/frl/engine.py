@@ -46,6 +46,7 @@ class FrlEngine:
         d = self.packed
         A = d.n_antecedents
         self.data, self.caches = d.data, d.caches
+        self.wpos, self.wneg = d.wpos, d.wneg  # arguments of their own: Numba drops the weighted code for None
         self.ip = np.zeros(K.N_IPARAMS, dtype=np.int64)
         self.ip[K.P_USE_PAIRS], self.ip[K.P_PER_WORD] = d.use_pairs, d.per_word
         self.ip[K.P_PAPER], self.ip[K.P_BLOCK] = self.paper, self.scan_block
@@ -65,7 +66,8 @@ class FrlEngine:
         out = K.Iterations(np.empty(m, dtype=np.float64),
                            np.empty((m, self.packed.n_antecedents + 1), dtype=np.int32))
         chunk = K.soft_chunk if self.soft else K.frl_chunk
-        chunk(self.data, self.caches, self.ip, self.fp, self.st, self.rng, self.best, self.work, out, m)
+        chunk(self.data, self.wpos, self.wneg, self.caches, self.ip, self.fp, self.st, self.rng, self.best, self.work,
+              out, m)
         return out
 
     def load_kernels(self) -> None:

@@ -23,7 +23,7 @@ whole run whatever the chunking.
 
 Kernel state, in the form of :mod:`optbb.osdt.dp`: named tuples of arrays (``Data``, ``Caches``, ``Best``, ``Work``,
 ``Iterations``), integer state in one int64 array ``st`` (``S_*`` slots), integer configuration in ``ip``
-(``P_*``) and float configuration in ``fp`` (``F_*``).
+(``P_*``) and float configuration in ``fp`` (``F_*``); the weights are arguments of their own (see ``Data``).
 """
 from __future__ import annotations
 
@@ -42,9 +42,10 @@ from .rng import sample_index, uniform
 BLOCK = 128  # words of the negative scan between two early-exit checks
 
 # The packed samples: ``Xpos[j]`` / ``Xneg[j]`` the positives / negatives antecedent ``j`` captures, ``all_pos`` /
-# ``all_neg`` every sample of the class, ``wpos`` / ``wneg`` their weights (None: counts are popcounts; per word or
-# per sample, see :mod:`optbb.frl.counts`).
-Data = namedtuple("Data", "Xpos Xneg all_pos all_neg wpos wneg")
+# ``all_neg`` every sample of the class.  Their weights ``wpos`` / ``wneg`` (None: counts are popcounts; per word or
+# per sample, see :mod:`optbb.frl.counts`) are arguments of the kernels of their own, so that Numba leaves out the
+# weighted code where they are None (it cannot for a field of a tuple).
+Data = namedtuple("Data", "Xpos Xneg all_pos all_neg")
 # Level-0 and level-1 counts: ``tot_pos[j] = |Xpos[j]|``, ``pair_pos[j, r] = |Xpos[j] & Xpos[r]|`` (1 x 1 unused).
 Caches = namedtuple("Caches", "tot_pos tot_neg pair_pos pair_neg")
 # The incumbent: its objective ``objective[0]`` and antecedent indices ``rules[:size[0]]`` (in/out).
@@ -136,18 +137,18 @@ def _end_iteration(L, depth, t, work, best, out):
 
 
 @njit(cache=True)
-def frl_chunk(data, caches, ip, fp, st, rng, best, work, out, n_iter):
+def frl_chunk(data, wpos, wneg, caches, ip, fp, st, rng, best, work, out, n_iter):
     """Run ``n_iter`` iterations of Algorithm FRL.
 
     In/out: ``rng`` (generator state), ``best`` (the incumbent), ``st`` (statistics, ``S_*``).  Out: ``out``
     (per-iteration objectives and candidate counts, rows ``0 .. n_iter - 1``).  Configuration: ``ip`` (``P_*``)
-    and ``fp`` (``F_*``).  Weights: ``data.wpos``/``data.wneg`` None (counts are popcounts) or the sample weights of
+    and ``fp`` (``F_*``).  Weights: ``wpos``/``wneg`` None (counts are popcounts) or the sample weights of
     each class (counts are weight sums, ``n`` the total weight, ``tiny`` half the smallest weight: a smaller
     remainder is rounding noise).
     """
-    Xpos, Xneg, all_pos, all_neg, wpos, wneg = data.Xpos, data.Xneg, data.all_pos, data.all_neg, data.wpos, data.wneg
+    Xpos, Xneg, all_pos, all_neg = data.Xpos, data.Xneg, data.all_pos, data.all_neg
     rem_pos, rem_neg, cp, cn, used = work.rem_pos, work.rem_neg, work.cp, work.cn, work.used
-    cand_idx, cand_f, rules, full = work.cand_idx, work.cand_f, work.rules, work.flag  # full: cn[j] is exact
+    cand_idx, cand_f, full = work.cand_idx, work.cand_f, work.flag  # full: cn[j] is exact
     cand = out.candidates
     use_pairs, per_word, paper_feasibility, block = ip[P_USE_PAIRS] != 0, ip[P_PER_WORD] != 0, ip[P_PAPER] != 0, \
         ip[P_BLOCK]
@@ -269,10 +270,10 @@ def frl_chunk(data, caches, ip, fp, st, rng, best, work, out, n_iter):
 
 
 @njit(cache=True)
-def soft_chunk(data, caches, ip, fp, st, rng, best, work, out, n_iter):
+def soft_chunk(data, wpos, wneg, caches, ip, fp, st, rng, best, work, out, n_iter):
     """Run ``n_iter`` iterations of Algorithm softFRL; arguments as in :func:`frl_chunk` (``fp[F_C1]`` is ``C1``;
     ``ip[P_PAPER]`` and ``ip[P_BLOCK]`` are not read)."""
-    Xpos, Xneg, wpos, wneg = data.Xpos, data.Xneg, data.wpos, data.wneg
+    Xpos, Xneg = data.Xpos, data.Xneg
     rem_pos, rem_neg, cp, cn, used = work.rem_pos, work.rem_neg, work.cp, work.cn, work.used
     cand_idx, cand_f, stop_after = work.cand_idx, work.cand_f, work.flag
     cand = out.candidates

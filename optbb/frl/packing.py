@@ -108,7 +108,7 @@ class SearchData:
     @property
     def data(self) -> Data:
         """The packed samples as the chunk kernels take them."""
-        return Data(self.Xpos, self.Xneg, self.all_pos, self.all_neg, self.wpos, self.wneg)
+        return Data(self.Xpos, self.Xneg, self.all_pos, self.all_neg)
 
     @property
     def caches(self) -> Caches:
