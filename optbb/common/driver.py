@@ -107,7 +107,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
             # what ``start`` spent compiling its own kernels (``start_load_time``) is loading too
             loading = time.perf_counter() - t_load + getattr(engine, "start_load_time", 0.0)
             # the clock starts with the search, or at ``started`` (the kernels' loading taken out)
-            budget = Budget(limits, None if started is None else started + loading)
+            budget = Budget(limits, started, off_clock=loading)
             peak = engine.memory_bytes()
             if status is None and limits.over_memory(peak):
                 status = Status.MEMORY_LIMIT

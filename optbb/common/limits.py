@@ -107,11 +107,12 @@ class Limits:
 class Budget:
     """Clock and limits of one search, kept by the search driver (:mod:`optbb.common.driver`).  ``started``: the
     ``time.perf_counter()`` at which the clock started (default: now), e.g. when the caller's ``solve`` or ``fit``
-    was called, so that its preparation counts toward the time limit."""
+    was called, so that its preparation counts toward the time limit; ``off_clock`` seconds spent since then that
+    the clock does not count (compiling or loading kernels) move that start later."""
 
-    def __init__(self, limits: Limits, started: float | None = None):
+    def __init__(self, limits: Limits, started: float | None = None, off_clock: float = 0.0):
         self.limits = limits
-        self.start = time.perf_counter() if started is None else float(started)
+        self.start = time.perf_counter() if started is None else float(started) + off_clock
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start

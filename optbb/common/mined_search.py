@@ -38,7 +38,7 @@ def mine_then_search(limits: Limits, mine: Callable[[Budget], MinedAntecedents],
     ``fit``: its validation counts), default now; the kernels' loading is taken out of it."""
     t_load = time.perf_counter()
     load_kernels()  # off the clock, as the driver loads the search's kernels
-    budget = Budget(limits, None if started is None else started + (time.perf_counter() - t_load))
+    budget = Budget(limits, started, off_clock=time.perf_counter() - t_load)
     mined = mine(budget)
     status = mined.status
     if status is None and len(mined.antecedents) == 0:
