@@ -42,6 +42,12 @@ def json_label(v):
     return str(v)
 
 
+def class_labels(classes, indices: np.ndarray) -> np.ndarray:
+    """The labels of class indices: ``classes[indices]``, or the indices themselves when a model does not know its
+    ``classes`` (one read from an old JSON file, or made by a ``solve`` function)."""
+    return indices if classes is None else np.asarray(classes)[indices]
+
+
 def as_labels(v, what: str, n_classes: int | None = None) -> list | None:
     """The ``classes`` of a model read from JSON: None, or a list of distinct strings, numbers or booleans (at
     least two; ``n_classes`` where given)."""

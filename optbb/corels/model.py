@@ -8,7 +8,8 @@ import numpy as np
 
 from ..common.data import MAX_CLASSES
 from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_labels, as_list, as_str_list, binary_rows,
-                              dot_chain, first_match, json_label, latex_chain, latex_escape, literals, plain, reader)
+                              class_labels, dot_chain, first_match, json_label, latex_chain, latex_escape, literals,
+                              plain, reader)
 from ..common.mining import Antecedent
 from ..common.proba import binary_counts, smoothed_probabilities
 
@@ -78,8 +79,7 @@ class RuleList(JsonForm):
         return np.array([r.prediction for r in self.rules] + [self.default_prediction], dtype=np.uint8)
 
     def _labels_of(self, idx: np.ndarray) -> np.ndarray:
-        pred = self.rule_classes()[idx]
-        return pred if self.classes is None else np.asarray(self.classes)[pred]
+        return class_labels(self.classes, self.rule_classes()[idx])
 
     def capture(self, X) -> np.ndarray:
         """Index of the rule that classifies each row of a raw 0/1 feature matrix (``len(self)``: the default)."""

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..common.formats import (JsonForm, as_float, as_int, as_labels, as_list, as_str_list, binary_rows, dot_chain,
-                              first_match, json_label, latex_chain, literals, plain, reader)
+from ..common.formats import (JsonForm, as_float, as_int, as_labels, as_list, as_str_list, binary_rows,
+                              class_labels, dot_chain, first_match, json_label, latex_chain, literals, plain, reader)
 from ..common.mining import Antecedent
 
 
@@ -80,8 +80,7 @@ class FallingRuleList(JsonForm):
     def predict(self, X) -> np.ndarray:
         """The positive label (``classes[1]``, else 1) where the capturing rule's probability exceeds ``1/(1+w)``
         (strict, as in training), the negative one (``classes[0]``, else 0) elsewhere."""
-        positive = (self.rule_probability(X) > self.threshold).astype(np.int64)
-        return positive if self.classes is None else np.asarray(self.classes)[positive]
+        return class_labels(self.classes, (self.rule_probability(X) > self.threshold).astype(np.int64))
 
     def is_falling(self) -> bool:
         p = np.asarray(self.probabilities)

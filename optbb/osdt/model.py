@@ -10,8 +10,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..common.formats import (JsonForm, as_counts, as_int, as_labels, as_list, as_str_list, binary_rows, dot_escape,
-                              json_label, latex_escape, plain, reader)
+from ..common.formats import (JsonForm, as_counts, as_int, as_labels, as_list, as_str_list, binary_rows,
+                              class_labels, dot_escape, json_label, latex_escape, plain, reader)
 from ..common.proba import binary_counts, smoothed_probabilities
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
@@ -75,10 +75,7 @@ class Tree(JsonForm):
     def predict(self, X) -> np.ndarray:
         """0/1 predictions (or ``classes`` labels when set) for a 0/1 matrix."""
         idx = self._leaf_of_rows(X)
-        pred = np.asarray(self.predictions, dtype=np.int64)[idx]
-        if self.classes is not None:
-            return np.asarray(self.classes)[pred]
-        return pred
+        return class_labels(self.classes, np.asarray(self.predictions, dtype=np.int64)[idx])
 
     def leaf_class_counts(self) -> np.ndarray:
         """``(n_leaves, K)`` training class counts per leaf: the stored ``class_counts``, or for a tree without them
