@@ -1,6 +1,7 @@
 """``FRLClassifier`` and ``SoftFRLClassifier``: scikit-learn estimators over the FRL/softFRL search kernels."""
 from __future__ import annotations
 
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -63,6 +64,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         weight, and ``positive_weight`` stays the cost of a false negative relative to a false positive.  The
         printed names are the ``feature_names`` parameter, else the DataFrame's columns, else ``x0, x1, ...``.
         """
+        started = time.perf_counter()  # time_limit counts from this call, validation included, as in the other fits
         p = self._settings()
         name = type(self).__name__
         try:
@@ -96,7 +98,7 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
                  "an itemset must cover that fraction of the positive or of the negative class); the list is the "
                  "default rule alone")
         limits = Limits(self.time_limit, self.node_limit, self.memory_limit)
-        mined, result = mine_then_search(limits, mine, search, unsearched, empty)
+        mined, result = mine_then_search(limits, mine, search, unsearched, empty, started)
         searched = mined.complete and mined.data is not None
         ants = list(mined.antecedents) if searched else []
         names = list(mined.data.feature_names) if searched else []
