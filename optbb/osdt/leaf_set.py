@@ -91,11 +91,10 @@ class OsdtEngine:
         xbits = np.ascontiguousarray(data.bits)
         xnot = np.zeros_like(xbits)  # complemented from the packed words, not packed again from X
         self.start_load_time = 0.0  # compiling (or loading) start's kernels: off the clock, as the driver's loading
-        t0, cold = time.perf_counter(), not not_into.signatures
-        for f in range(m):
+        if m:
+            self._timed_first_call(not_into, xnot[0], xbits[0], n)
+        for f in range(1, m):
             not_into(xnot[f], xbits[f], n)
-            if cold and f == 0:
-                self.start_load_time += time.perf_counter() - t0
         self.packed = OsdtData(xbits, xnot, np.ascontiguousarray(data.y_bits),
                                np.ascontiguousarray(data.minority_bits()))
         # incumbent candidates outside the search: CART and a user bound
@@ -143,12 +142,17 @@ class OsdtEngine:
             return Status.MEMORY_LIMIT
         self.work, self.digits = self._new_workspace(ws_lmax)
         a = self.arena
-        t0, cold = time.perf_counter(), not K.init_search.signatures
-        K.init_search(self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap, a.scratch, self.st, ip,
-                      self.fp)
+        self._timed_first_call(K.init_search, self.packed, a.leaves, a.ltable, a.trees, a.ttable, a.entries, a.heap,
+                               a.scratch, self.st, ip, self.fp)
+        return None
+
+    def _timed_first_call(self, kernel, *args) -> None:
+        """``kernel(*args)``; on its first call in this process the seconds spent (compiling or loading it) are
+        added to ``start_load_time``, which the driver keeps off the clock."""
+        cold, t0 = not kernel.signatures, time.perf_counter()
+        kernel(*args)
         if cold:
             self.start_load_time += time.perf_counter() - t0
-        return None
 
     def step(self, work: int) -> int:
         a = self.arena
