@@ -34,13 +34,36 @@ class Tree(JsonForm):
     errors: list[int] = field(default_factory=list)
     classes: Sequence | None = None
     class_counts: list = field(default_factory=list)  # per leaf: training samples of each class (may be empty)
+    # the shape: ("leaf", k) or ("split", feature, subtree_when_0, subtree_when_1); None: rebuilt from the leaves
+    # (the root splits on the smallest feature every leaf mentions), which loses the order of splits whose leaf set
+    # is the same (two trees of a Rashomon set can differ only there)
+    shape: tuple | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.leaves = [tuple(sorted((int(f), int(v)) for f, v in leaf)) for leaf in self.leaves]
         self.predictions = [int(p) for p in self.predictions]
         if len(self.leaves) != len(self.predictions):
             raise ValueError("one prediction per leaf is required")
-        self._root = _build(list(range(len(self.leaves))), self.leaves, set())
+        if self.shape is None:
+            self._root = _build(list(range(len(self.leaves))), self.leaves, set())
+        else:
+            _check_shape(self.shape, self.leaves, ())
+            self._root = self.shape
+
+    @classmethod
+    def from_shape(cls, shape: tuple, leaves: list, predictions: list, feature_names: list, n_samples: list,
+                   errors: list, classes, class_counts: list) -> "Tree":
+        """A tree of a known-consistent ``shape`` (leaf ``k`` reached by exactly the sorted literals ``leaves[k]``),
+        built without the checks of the constructor: the models of a Rashomon set come by the thousand."""
+        tree = cls.__new__(cls)
+        tree.leaves, tree.predictions, tree.feature_names = leaves, predictions, feature_names
+        tree.n_samples, tree.errors, tree.classes, tree.class_counts = n_samples, errors, classes, class_counts
+        tree.shape = tree._root = shape
+        return tree
+
+    def same_shape(self, other: "Tree") -> bool:
+        """Whether the two trees have the same shape and the same feature at every split."""
+        return _strip(self._root, self.leaves) == _strip(other._root, other.leaves)
 
     # -- basic properties ---------------------------------------------------------------------------------------
     @property
@@ -136,9 +159,10 @@ class Tree(JsonForm):
             per_class = [as_counts(c, "class_counts") for c in as_list(d.get("class_counts") or [], "class_counts")]
             if any(c is None for c in per_class):
                 raise ValueError("class_counts must hold a list of counts for every leaf")
+            shape = None
         else:
             leaves, preds, counts, errors, per_class = [], [], [], [], []
-            _read_node(d, (), len(names), classes, leaves, preds, (counts, errors, per_class))
+            shape = _read_node(d, (), len(names), classes, leaves, preds, (counts, errors, per_class))
         if any(len(v) not in (0, len(leaves)) for v in (counts, errors, per_class)):
             raise ValueError("n_samples, errors and class_counts must be given for every leaf or for none")
         if any(e > n for n, e in zip(counts, errors)):
@@ -152,7 +176,7 @@ class Tree(JsonForm):
                     raise ValueError(f"a leaf literal must be (feature, value), got {list(lit)}")
                 as_int(lit[0], "leaf feature", 0, len(names) - 1)
                 as_int(lit[1], "leaf value", 0, 1)
-        return cls(leaves, preds, names, counts, errors, classes, per_class)
+        return cls(leaves, preds, names, counts, errors, classes, per_class, shape=shape)
 
     def to_latex(self) -> str:
         """Nested ``algorithmic`` if/else over the tree's splits."""
@@ -224,9 +248,10 @@ class Tree(JsonForm):
         return f"Tree(n_leaves={self.n_leaves}, depth={self.depth}, features={self.features_used()})"
 
 
-def _read_node(node, path, n_features, classes, leaves, preds, stats) -> None:
+def _read_node(node, path, n_features, classes, leaves, preds, stats) -> tuple:
     """Collect the leaves (literal paths), predictions and ``stats`` (lists of n_samples, errors and class counts)
-    of a nested tree dict, checking every field (a feature at most once per path bounds the depth)."""
+    of a nested tree dict, checking every field (a feature at most once per path bounds the depth); returns the
+    node's shape."""
     if not isinstance(node, dict):
         raise ValueError(f"a tree node must be an object, got {type(node).__name__}")
     if "prediction" in node:
@@ -244,12 +269,31 @@ def _read_node(node, path, n_features, classes, leaves, preds, stats) -> None:
                 values.append(as_int(node[key], key, 0))
         if node.get("class_counts") is not None:
             per_class.append(as_counts(node["class_counts"], "class_counts"))
-        return
+        return ("leaf", len(leaves) - 1)
     f = as_int(node["feature"], "feature", 0, n_features - 1)
     if any(g == f for g, _ in path):
         raise ValueError(f"feature {f} is split on twice along one path")
-    _read_node(node["true"], path + ((f, 1),), n_features, classes, leaves, preds, stats)
-    _read_node(node["false"], path + ((f, 0),), n_features, classes, leaves, preds, stats)
+    one = _read_node(node["true"], path + ((f, 1),), n_features, classes, leaves, preds, stats)
+    zero = _read_node(node["false"], path + ((f, 0),), n_features, classes, leaves, preds, stats)
+    return ("split", f, zero, one)
+
+
+def _check_shape(node, leaves, path) -> None:
+    """A ValueError unless ``node`` is a shape whose leaf ``k`` is reached by exactly the literals ``leaves[k]``."""
+    if node[0] == "leaf":
+        if not 0 <= node[1] < len(leaves) or tuple(sorted(path)) != leaves[node[1]]:
+            raise ValueError(f"the shape's leaf {node[1]} does not match the leaves")
+        return
+    _, f, zero, one = node
+    _check_shape(zero, leaves, path + ((f, 0),))
+    _check_shape(one, leaves, path + ((f, 1),))
+
+
+def _strip(node, leaves):
+    """The shape with each leaf named by its literals instead of its index."""
+    if node[0] == "leaf":
+        return leaves[node[1]]
+    return (node[1], _strip(node[2], leaves), _strip(node[3], leaves))
 
 
 def _build(idx: list[int], leaves: list[tuple[Literal, ...]], used: set[int]):

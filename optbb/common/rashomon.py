@@ -1,0 +1,295 @@
+"""``RashomonSet``: every model whose objective is within a bound of the optimum, for trees and rule lists alike.
+
+A family supplies a *backend* holding the set in a form that counts without listing (the solved subproblems of a tree
+search with their achievable ``(errors, size)`` pairs, the prefix tree of a rule-list search pruned at the bound).
+The set is split into *levels*, one per achievable ``(errors, size)`` pair, ordered by objective (ties: fewer
+leaves or rules first, then fewer errors); inside a level the backend fixes an order and can both list the level
+and unrank it (give its ``k``-th model).  Everything here is built on those two operations:
+
+- indexing and iteration in non-decreasing objective order, lazily (the ``i``-th model is the level's
+  ``i - start``-th, found by bisection over the cumulative counts);
+- ``sample(k)``: ``k`` distinct indices drawn uniformly from ``range(count)`` and unranked, so exactly uniform;
+- the backend's exact per-sample class counts and per-feature usage, computed without listing.
+
+Backend protocol (duck-typed): ``levels`` (list of :class:`Level`), ``model(level, k)``, ``models(level)``,
+``class_counts()`` ((n_samples, K) counts of the models predicting each class for each training row),
+``feature_usage()`` (models using each feature), ``predict(model, X)``, ``feature_names``, ``classes``,
+``features_of(model)``.
+"""
+from __future__ import annotations
+
+import bisect
+import json
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from .formats import plain
+from .result import Status
+
+# A model is a member when its objective is at most the bound plus this relative tolerance: objectives summed in
+# another order differ in their last bits, and a model exactly at the bound (epsilon = 0) must stay a member
+BOUND_TOLERANCE = 1e-9
+
+
+def within(objective: float, bound: float) -> bool:
+    """Whether ``objective`` is within ``bound`` (up to :data:`BOUND_TOLERANCE`, relative to ``max(1, bound)``)."""
+    return objective <= bound + BOUND_TOLERANCE * max(1.0, abs(bound))
+
+
+def check_bound(epsilon, bound) -> tuple[float | None, float | None]:
+    """``(epsilon, bound)`` as floats; a ValueError unless exactly one is given, finite and non-negative."""
+    if (epsilon is None) == (bound is None):
+        raise ValueError("give exactly one of epsilon (a share of the optimum) and bound (an absolute objective), "
+                         f"got epsilon={epsilon!r}, bound={bound!r}")
+    name, value = ("epsilon", epsilon) if epsilon is not None else ("bound", bound)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(float(value)) or float(value) < 0:
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return (None if epsilon is None else float(epsilon)), (None if bound is None else float(bound))
+
+
+def resolve_bound(optimum: float, epsilon: float | None, bound: float | None) -> float:
+    """The absolute bound: ``(1 + epsilon) * optimum``, or ``bound`` as given."""
+    return (1.0 + epsilon) * optimum if epsilon is not None else bound
+
+
+@dataclass(frozen=True)
+class Level:
+    """The models of one achievable ``(errors, size)`` pair: ``errors`` the misclassified amount (samples, or
+    weight), ``size`` leaves (trees) or rules (rule lists), ``objective`` their common objective, ``count`` how
+    many there are."""
+
+    objective: float
+    size: int
+    errors: float
+    count: int
+
+
+@dataclass
+class RashomonSet:
+    """The models whose objective is at most ``bound``, in non-decreasing objective order.
+
+    Attributes
+    ----------
+    family : ``"trees"`` or ``"rule lists"``.
+    optimum : the optimal objective (certified when ``status`` is OPTIMAL).
+    bound : the objective every member is within.
+    status : how the search ended; when it is not OPTIMAL the set is complete only below ``complete_below``.
+    complete_below : every model with objective at most this is a member (``bound`` when ``status`` is OPTIMAL).
+    regularization : the objective's penalty per leaf or rule.
+    counters : numbers of the search (time, subproblems, memory).
+    """
+
+    family: str
+    backend: Any
+    optimum: float
+    bound: float
+    status: Status
+    complete_below: float
+    regularization: float
+    counters: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._levels: list[Level] = list(self.backend.levels)
+        self._starts = [0]
+        for lev in self._levels:
+            self._starts.append(self._starts[-1] + int(lev.count))
+
+    # -- size and order -----------------------------------------------------------------------------------------
+    @property
+    def count(self) -> int:
+        """The exact number of models in the set (a Python int)."""
+        return self._starts[-1]
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def levels(self) -> list[Level]:
+        """The achievable ``(errors, size)`` pairs with their objective and count, in the set's order."""
+        return list(self._levels)
+
+    def objectives(self) -> pd.DataFrame:
+        """One row per level: objective, size, errors, count and the cumulative count (the set's index range)."""
+        rows = [(lv.objective, lv.size, lv.errors, lv.count, self._starts[i])
+                for i, lv in enumerate(self._levels)]
+        return pd.DataFrame(rows, columns=["objective", "size", "errors", "count", "first_index"])
+
+    def count_within(self, epsilon: float | None = None, bound: float | None = None) -> int:
+        """Members within a tighter bound (``epsilon`` relative to the optimum or an absolute ``bound``), counted
+        from the levels without listing."""
+        epsilon, bound = check_bound(epsilon, bound)
+        limit = resolve_bound(self.optimum, epsilon, bound)
+        return sum(lv.count for lv in self._levels if within(lv.objective, limit))
+
+    def _locate(self, i: int) -> tuple[int, int]:
+        if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
+            raise TypeError(f"a Rashomon set is indexed by integers or slices, got {type(i).__name__}")
+        i = int(i)
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError(f"index {i} is out of range for a set of {self.count} models")
+        level = bisect.bisect_right(self._starts, i) - 1
+        return level, i - self._starts[level]
+
+    def __getitem__(self, i):
+        """The ``i``-th model in objective order (negative indices count from the end), or a list for a slice."""
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.count))]
+        level, k = self._locate(i)
+        return self.backend.model(level, k)
+
+    def __iter__(self) -> Iterator:
+        """The models in objective order, lazily: the first come at once however large the set is."""
+        for level in range(len(self._levels)):
+            yield from self.backend.models(level)
+
+    def objective_of_index(self, i: int) -> float:
+        """The objective of the ``i``-th model, without building it."""
+        return self._levels[self._locate(i)[0]].objective
+
+    # -- sampling -----------------------------------------------------------------------------------------------
+    def sample_indices(self, k: int, random_state=None) -> list[int]:
+        """``k`` distinct indices drawn uniformly from the set (all of them, shuffled, when ``k >= count``)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise ValueError(f"k must be a non-negative integer, got {k!r}")
+        rng = random.Random(_seed(random_state))
+        return rng.sample(range(self.count), min(int(k), self.count))
+
+    def sample(self, k: int, random_state=None) -> list:
+        """``k`` distinct models drawn uniformly from the set (each ``k``-subset equally likely)."""
+        return [self[i] for i in self.sample_indices(k, random_state)]
+
+    # -- exact summaries over the whole set ---------------------------------------------------------------------
+    def class_counts(self) -> np.ndarray:
+        """``(n_samples, K)``: for each training row, how many models of the set predict each class (exact, without
+        listing; int64, or Python ints in an object array for sets beyond 2**63)."""
+        return self.backend.class_counts()
+
+    def agreement(self) -> np.ndarray:
+        """For each training row, the share of the set predicting its most predicted class (1: all agree)."""
+        counts = self.class_counts()
+        if self.count == 0:
+            return np.full(counts.shape[0], np.nan)
+        return np.array([max(row) / self.count for row in counts.tolist()], dtype=np.float64)
+
+    def feature_usage(self) -> pd.Series:
+        """For each feature, how many models of the set use it (exact, without listing)."""
+        return pd.Series(list(self.backend.feature_usage()), index=list(self.backend.feature_names), dtype=object,
+                         name="models")
+
+    # -- predictions --------------------------------------------------------------------------------------------
+    def _chosen(self, models) -> list:
+        if models is None:
+            models = slice(0, min(self.count, DEFAULT_LISTED))
+        if isinstance(models, slice):
+            return self[models]
+        return [self[int(i)] for i in models]
+
+    def predict(self, X, models=None) -> np.ndarray:
+        """``(n_models, n_rows)`` predictions of the chosen models (a slice or a list of indices; default the first
+        :data:`DEFAULT_LISTED`) on the rows of ``X`` (the matrix the models read)."""
+        chosen = self._chosen(models)
+        return np.array([self.backend.predict(m, X) for m in chosen])
+
+    def variable_importance(self, X, y, models=None, max_models: int = 10_000, random_state=0) -> pd.DataFrame:
+        """For each feature (column of ``X``, 0/1), the range over the set of its model reliance: the rise of the
+        0-1 loss when the feature is switched between rows (Fisher, Rudin & Dominici 2019, Eq. 3.5's ``e_switch``,
+        computed exactly for a binary column: each row takes the value 0 or 1 with the share of the other rows
+        holding it) minus the model's own loss.  Over the whole set when it has at most ``max_models`` models,
+        else over ``max_models`` models sampled uniformly (column ``exact`` says which); ``models`` picks them.
+
+        Columns: ``min``, ``max`` (the range over the models), ``optimal`` (the first model's reliance), ``exact``.
+        """
+        X = np.asarray(X)
+        y = np.asarray(y)
+        if models is None:
+            exact = self.count <= max_models
+            chosen = list(self) if exact else self.sample(max_models, random_state)
+        else:
+            exact, chosen = False, self._chosen(models)
+        if not chosen:
+            raise ValueError("the set is empty: there is no model to measure")
+        rel = np.array([model_reliance(lambda Z, m=m: self.backend.predict(m, Z), X, y) for m in chosen])
+        names = list(self.backend.feature_names)[:X.shape[1]] if X.shape[1] <= len(self.backend.feature_names) \
+            else [f"x{j}" for j in range(X.shape[1])]
+        return pd.DataFrame({"min": rel.min(0), "max": rel.max(0), "optimal": rel[0], "exact": exact},
+                            index=names)
+
+    # -- tables and JSON ----------------------------------------------------------------------------------------
+    def to_frame(self, models=None) -> pd.DataFrame:
+        """One row per chosen model (default: the first :data:`DEFAULT_LISTED`): index, objective, size, errors,
+        the features it uses and its text."""
+        if models is None:
+            models = slice(0, min(self.count, DEFAULT_LISTED))
+        idx = list(range(*models.indices(self.count))) if isinstance(models, slice) else [int(i) for i in models]
+        rows = []
+        for i in idx:
+            level, k = self._locate(i)
+            m, lv = self.backend.model(level, k), self._levels[level]
+            names = [self.backend.feature_names[f] for f in sorted(self.backend.features_of(m))]
+            rows.append((i, lv.objective, lv.size, lv.errors, names, str(m)))
+        return pd.DataFrame(rows, columns=["index", "objective", "size", "errors", "features", "model"])
+
+    def to_dict(self, models=None) -> dict:
+        """The set's summary (family, optimum, bound, status, count, levels) and the chosen models' dict forms."""
+        chosen = self._chosen(models)
+        return {"family": self.family, "optimum": self.optimum, "bound": self.bound, "status": self.status.value,
+                "complete_below": self.complete_below, "regularization": self.regularization,
+                "count": str(self.count) if self.count >= 2 ** 53 else self.count,
+                "levels": [[lv.objective, lv.size, lv.errors, str(lv.count)] for lv in self._levels],
+                "models": [m.to_dict() for m in chosen]}
+
+    def to_json(self, path=None, models=None, indent: int | None = None) -> str:
+        """JSON of :meth:`to_dict`; written to ``path`` when given.  Each model reads back with its class's
+        ``from_dict``."""
+        text = json.dumps(plain(self.to_dict(models)), indent=indent)
+        if path is not None:
+            with open(path, "w") as fh:
+                fh.write(text)
+        return text
+
+    def __repr__(self) -> str:
+        return (f"RashomonSet({self.family}, count={self.count}, optimum={self.optimum:.6g}, bound={self.bound:.6g}, "
+                f"status={self.status.value})")
+
+
+DEFAULT_LISTED = 1000  # models listed by predict / to_frame / to_json when none are chosen
+
+
+def _seed(random_state) -> int | None:
+    if random_state is None or isinstance(random_state, (int, np.integer)):
+        return None if random_state is None else int(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2 ** 63))
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(2 ** 31))
+    raise ValueError(f"random_state must be None, an int or a numpy Generator / RandomState, got {random_state!r}")
+
+
+def model_reliance(predict, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Model reliance of one model on each 0/1 column of ``X``: ``e_switch - e_orig`` for the 0-1 loss, where
+    ``e_switch`` averages the loss over every pair of distinct rows ``(i, l)`` with row ``i`` taking row ``l``'s
+    value of the column (Fisher et al. 2019, Eq. 3.5); for a binary column that is, per row, the loss with the value
+    set to ``v`` weighted by the share of the other rows holding ``v``."""
+    n = X.shape[0]
+    wrong = (predict(X) != y).astype(np.float64)
+    out = np.empty(X.shape[1])
+    for j in range(X.shape[1]):
+        col = X[:, j].astype(np.int64)
+        ones = col.sum()
+        switched = 0.0
+        for v in (0, 1):
+            holders = (ones if v else n - ones) - (col == v)  # other rows holding v
+            Z = X.copy()
+            Z[:, j] = v
+            switched += float(np.dot(holders / max(n - 1, 1), predict(Z) != y))
+        out[j] = (switched - wrong.sum()) / n
+    return out

@@ -1,0 +1,96 @@
+"""``optbb.osdt.rashomon_set``: the Rashomon set of sparse decision trees (see :mod:`optbb.osdt.rashomon`)."""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from numbers import Integral
+
+from ..common.data import BinaryDataset
+from ..common.limits import parse_memory
+from ..common.rashomon import RashomonSet, check_bound, resolve_bound
+from ..common.result import Status
+from ..common.validation import check_number
+from .rashomon import UNLIMITED, Amounts, LimitReached, TreeSpace
+from .rashomon_trees import TreeBackend
+
+# The set is widened to the bound in these shares of ``bound - optimum``: a limit that stops a stage leaves the set
+# of the previous one, complete below its level
+STAGES = (0.0, 1.0)
+
+
+def check_max_depth(max_depth) -> int | None:
+    """``max_depth`` as an int >= 0 or None; a ValueError naming it otherwise."""
+    if max_depth is None:
+        return None
+    if isinstance(max_depth, bool) or not isinstance(max_depth, Integral) or not 0 <= max_depth <= 64:
+        raise ValueError(f"max_depth must be None or an integer in [0, 64], got {max_depth!r}")
+    return int(max_depth)
+
+
+def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float | None = None,
+                 bound: float | None = None, max_depth: int | None = None, exclude_useless: bool = True,
+                 time_limit: float | None = None, node_limit: int | None = None, memory_limit="auto",
+                 verbose: int = 0, classes=None, started: float | None = None) -> RashomonSet:
+    """Every tree over the 0/1 features of ``data`` whose objective ``errors / N + regularization * leaves`` is at
+    most the bound: ``(1 + epsilon) * optimum`` or an absolute ``bound`` (exactly one of them).
+
+    A tree has at most ``max_depth`` splits on any path (None: no limit), two non-empty children at every split, and
+    with ``exclude_useless`` (the default) no split into two leaves that does not lower the errors (such a split
+    only adds a leaf); ``exclude_useless=False`` counts those too.  Leaves predict their majority class (ties to the
+    larger class index), any number of classes (``data.label_names``), weighted errors with ``data.sample_weight``.
+    Two trees are the same when they have the same shape and the same feature at every split.
+
+    The set is counted, listed in objective order, indexed, sampled and summarised without listing (see
+    :class:`~optbb.common.rashomon.RashomonSet`).  ``time_limit`` (seconds from the call), ``node_limit``
+    (subproblem evaluations) and ``memory_limit`` (bytes of the structure, ``"auto"`` half of the physical memory)
+    end the construction with that status; the set is then complete below ``complete_below``.  Ctrl-C likewise
+    (status INTERRUPTED).  ``classes``: the labels the trees predict (default: class indices).
+    """
+    started = time.perf_counter() if started is None else started
+    if not isinstance(data, BinaryDataset):
+        raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
+    lam = check_number("regularization", regularization, lo=0, hi=1, caller="optbb.osdt.rashomon_set")
+    epsilon, bound = check_bound(epsilon, bound)
+    max_depth = check_max_depth(max_depth)
+    if node_limit is not None:
+        node_limit = int(check_number("node_limit", node_limit, lo=1, caller="optbb.osdt.rashomon_set"))
+    if time_limit is not None:
+        check_number("time_limit", time_limit, lo=0, caller="optbb.osdt.rashomon_set")
+    if lam == 0 and max_depth is None:
+        raise ValueError("regularization 0 needs max_depth: without a leaf penalty and a depth limit every tree "
+                         "that splits the data further is as good")
+    amounts = Amounts(data.X, data.y, len(data.label_names), data.sample_weight)
+    deadline = None if time_limit is None else started + float(time_limit)
+    space = TreeSpace(amounts, lam, max_depth, bool(exclude_useless), deadline, node_limit,
+                      parse_memory(memory_limit))
+    depth = UNLIMITED if max_depth is None else max_depth
+    status, optimum, reached = Status.OPTIMAL, math.nan, -math.inf
+    root = space._node(amounts.all, depth)
+    try:
+        optimum = space.optimum(amounts.all, depth)
+        limit = resolve_bound(optimum, epsilon, bound)
+        for share in STAGES:
+            level = optimum + share * (limit - optimum) if limit > optimum else limit
+            space.widen(amounts.all, depth, level)
+            reached = level
+            if level >= limit:
+                break
+    except LimitReached as stop:
+        status = stop.status
+    except KeyboardInterrupt:
+        status = Status.INTERRUPTED
+    limit = resolve_bound(optimum, epsilon, bound) if not math.isnan(optimum) else math.nan
+    if status is Status.OPTIMAL and limit < optimum:
+        warnings.warn(f"the bound {limit:.6g} is below the optimum {optimum:.6g}: the Rashomon set is empty",
+                      stacklevel=2)
+    backend = TreeBackend(space, root, min(reached, limit) if status is Status.OPTIMAL else reached,
+                          data.feature_names, classes)
+    total = time.perf_counter() - started
+    counters = {"total_time": total, "subproblems": len(space.nodes), "optima": len(space.optima),
+                "evaluations": space.evaluations, "memory_bytes": space.memory_bytes()}
+    if verbose:
+        print(f"Rashomon set of trees: {sum(lv.count for lv in backend.levels)} trees within {limit:.6g} "
+              f"(optimum {optimum:.6g}), {len(space.nodes)} subproblems, {total:.2f} s, {status.value}")
+    return RashomonSet("trees", backend, optimum, limit, status,
+                       limit if status is Status.OPTIMAL else reached, lam, counters)
