@@ -5,7 +5,7 @@ from . import _numba_cache
 
 _numba_cache.configure()
 
-from .common import BinaryDataset, SearchResult, Status  # noqa: E402
+from .common import BinaryDataset, RashomonSet, SearchResult, Status  # noqa: E402
 from .preprocessing import Binarizer  # noqa: E402
 
-__all__ = ["Binarizer", "BinaryDataset", "SearchResult", "Status", "__version__"]
+__all__ = ["Binarizer", "BinaryDataset", "RashomonSet", "SearchResult", "Status", "__version__"]

@@ -1,5 +1,5 @@
 """Figures with matplotlib (safe on the Agg backend, no display needed): search traces, accuracy against sparsity,
-trees and rule lists.  Every function draws on ``ax`` (a new figure when None) and returns the ``Axes``::
+trees and rule lists, Rashomon sets.  Every function draws on ``ax`` (a new figure when None) and returns the ``Axes``::
 
     import matplotlib
     matplotlib.use("Agg")
@@ -14,7 +14,8 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["search_trace", "accuracy_vs_sparsity", "tree", "rule_list"]
+__all__ = ["search_trace", "accuracy_vs_sparsity", "tree", "rule_list", "rashomon_objectives",
+           "rashomon_count_vs_epsilon", "rashomon_feature_usage", "rashomon_agreement"]
 
 
 def _axes(ax, figsize=(6, 4)):
@@ -144,4 +145,68 @@ def rule_list(model, ax=None, title: str | None = None):
     ax.set_ylim(-0.7, n - 0.3)
     if title:
         ax.set_title(title)
+    return ax
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rashomon sets (optbb.common.rashomon.RashomonSet)
+# ---------------------------------------------------------------------------------------------------------------
+def rashomon_objectives(rset, ax=None, bins: int = 30, title: str | None = None):
+    """Histogram of the objectives of the set's models (counted from its levels, without listing), optimum and
+    bound marked; a log count axis when the bins span more than three decades."""
+    ax = _axes(ax)
+    frame = rset.objectives()
+    if len(frame):
+        weights = np.array([float(c) for c in frame["count"]])
+        heights, _, _ = ax.hist(frame["objective"].to_numpy(dtype=float), bins=bins, weights=weights,
+                                range=(rset.optimum, max(rset.bound, rset.optimum * (1 + 1e-9))))
+        filled = heights[heights > 0]
+        if filled.size and filled.max() > 1000 * filled.min():
+            ax.set_yscale("log")
+    ax.axvline(rset.optimum, color="grey", linestyle="--", label=f"optimum {rset.optimum:.4g}")
+    ax.axvline(rset.bound, color="C3", linestyle=":", label=f"bound {rset.bound:.4g}")
+    ax.set_xlabel("objective")
+    ax.set_ylabel("models")
+    ax.set_title(title or f"Rashomon set of {rset.family}: {rset.count:.4g} models")
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def rashomon_count_vs_epsilon(rset, ax=None, epsilons=None, title: str | None = None):
+    """The number of models within ``(1 + epsilon) *`` the optimum, for ``epsilon`` up to the set's own (counted from
+    its levels, without listing)."""
+    ax = _axes(ax)
+    top = rset.bound / rset.optimum - 1 if rset.optimum > 0 else 0.0
+    eps = np.linspace(0, top, 50) if epsilons is None else np.asarray(epsilons, dtype=float)
+    counts = [float(rset.count_within(epsilon=float(e))) for e in eps]
+    ax.step(eps, counts, where="post")
+    if max(counts, default=0) > 1000 * max(min(counts, default=1), 1):
+        ax.set_yscale("log")
+    ax.set_xlabel("epsilon (share of the optimum)")
+    ax.set_ylabel("models within the bound")
+    ax.set_title(title or f"Rashomon set size against epsilon ({rset.family})")
+    return ax
+
+
+def rashomon_feature_usage(rset, ax=None, top: int = 20, title: str | None = None):
+    """The share of the set's models using each feature (the ``top`` most used), exact."""
+    ax = _axes(ax, figsize=(6, max(3.0, 0.25 * top)))
+    usage = rset.feature_usage()
+    share = pd.Series([int(v) / max(rset.count, 1) for v in usage], index=usage.index).sort_values()
+    share = share.iloc[-top:]
+    ax.barh(range(len(share)), share.to_numpy())
+    ax.set_yticks(range(len(share)), labels=[str(i) for i in share.index], fontsize="small")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the models using the feature")
+    ax.set_title(title or f"feature usage over {rset.count:.4g} {rset.family}")
+    return ax
+
+
+def rashomon_agreement(rset, ax=None, bins: int = 20, title: str | None = None):
+    """Histogram over the training rows of the share of the set predicting each row's most predicted class."""
+    ax = _axes(ax)
+    ax.hist(rset.agreement(), bins=bins, range=(0, 1) if bins else None)
+    ax.set_xlabel("share of the models agreeing on the row")
+    ax.set_ylabel("training rows")
+    ax.set_title(title or f"per-sample agreement over {rset.count:.4g} {rset.family}")
     return ax

@@ -1,8 +1,9 @@
 """Shared kernel layer: bitsets, data, mining, equivalent points, bounds, queues, hash tables, results, limits,
-traces."""
+traces, Rashomon sets."""
 from .data import BinaryDataset, from_arrays, from_dataframe, read_binary_csv, read_corels, read_osdt_csv
 from .limits import Limits
+from .rashomon import RashomonSet
 from .result import SearchResult, Status
 
 __all__ = ["BinaryDataset", "from_arrays", "from_dataframe", "read_binary_csv", "read_corels", "read_osdt_csv",
-           "Limits", "SearchResult", "Status"]
+           "Limits", "RashomonSet", "SearchResult", "Status"]

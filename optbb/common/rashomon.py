@@ -84,6 +84,8 @@ class RashomonSet:
     complete_below : every model with objective at most this is a member (``bound`` when ``status`` is OPTIMAL).
     regularization : the objective's penalty per leaf or rule.
     counters : numbers of the search (time, subproblems, memory).
+    prepare : for a set made by an estimator, its check of a raw ``X`` (column names and values as ``predict``
+        takes them) into the matrix the models read.
     """
 
     family: str
@@ -94,6 +96,8 @@ class RashomonSet:
     complete_below: float
     regularization: float
     counters: dict = field(default_factory=dict)
+    # the estimator's check of a raw X (a DataFrame, labels): the matrix the models read; None: X as given
+    prepare: Any = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._levels: list[Level] = list(self.backend.levels)
@@ -197,7 +201,11 @@ class RashomonSet:
         """``(n_models, n_rows)`` predictions of the chosen models (a slice or a list of indices; default the first
         :data:`DEFAULT_LISTED`) on the rows of ``X`` (the matrix the models read)."""
         chosen = self._chosen(models)
+        X = self._matrix(X)
         return np.array([self.backend.predict(m, X) for m in chosen])
+
+    def _matrix(self, X):
+        return np.asarray(X) if self.prepare is None else self.prepare(X)
 
     def variable_importance(self, X, y, models=None, max_models: int = 10_000, random_state=0) -> pd.DataFrame:
         """For each feature (column of ``X``, 0/1), the range over the set of its model reliance: the rise of the
@@ -208,8 +216,10 @@ class RashomonSet:
 
         Columns: ``min``, ``max`` (the range over the models), ``optimal`` (the first model's reliance), ``exact``.
         """
-        X = np.asarray(X)
+        X = self._matrix(X)
         y = np.asarray(y)
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}")
         if models is None:
             exact = self.count <= max_models
             chosen = list(self) if exact else self.sample(max_models, random_state)

@@ -3,5 +3,6 @@ from .dispatch import SEARCHES, solve
 from .estimator import OSDTClassifier
 from .leaf_set import ABLATIONS, POLICIES
 from .model import Tree
+from .rashomon_set import rashomon_set
 
-__all__ = ["OSDTClassifier", "Tree", "solve", "ABLATIONS", "POLICIES", "SEARCHES"]
+__all__ = ["OSDTClassifier", "Tree", "solve", "rashomon_set", "ABLATIONS", "POLICIES", "SEARCHES"]

@@ -7,13 +7,16 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from ..common.data import BinaryDataset
 from ..common.proba import LogOddsDecisionMixin
+from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
 from .dispatch import OPTION_CONSTRAINTS, choose_search, solve
+from .rashomon_set import rashomon_set as tree_rashomon_set
 
 
 class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
@@ -88,7 +91,24 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         result.model.classes = list(classes)
         self.tree_ = result.model
         self.result_ = result
+        self._training = (Xc, y_enc, data.feature_names, weights)  # what rashomon_set searches again
         return self
+
+    def rashomon_set(self, epsilon: float | None = None, bound: float | None = None, *, max_depth="fit",
+                     exclude_useless: bool = True, time_limit: float | None = None, node_limit: int | None = None,
+                     memory_limit="auto", verbose: int = 0) -> RashomonSet:
+        """Every tree on the training data within ``(1 + epsilon) *`` the optimum (or an absolute ``bound``) of
+        this estimator's objective (its ``regularization``, weights and, unless given, its ``max_depth``): see
+        :func:`optbb.osdt.rashomon_set`.  The trees predict ``classes_`` labels on X as ``predict`` takes it."""
+        check_is_fitted(self, "tree_")
+        X, y, names, weights = self._training
+        data = BinaryDataset(X, y, names, weights, tuple(str(c) for c in self.classes_))
+        depth = self.max_depth if max_depth == "fit" else max_depth
+        out = tree_rashomon_set(data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
+                                exclude_useless=exclude_useless, time_limit=time_limit, node_limit=node_limit,
+                                memory_limit=memory_limit, verbose=verbose, classes=list(self.classes_))
+        out.prepare = lambda X_raw: validate_predict_input(self, X_raw)
+        return out
 
     def predict(self, X):
         """The label of the leaf each row falls in."""

@@ -57,6 +57,36 @@ def rashomon_members(X, y, lam, bound=None, epsilon=None, max_depth=None, sample
     return optimum, limit, members
 
 
-def predict(shape, X, labels):
-    """Predictions of a twin tree: ``labels`` maps a tuple of the rows reaching a leaf to its label."""
-    raise NotImplementedError
+
+def predict(shape, X, labels: dict):
+    """Predictions of a twin tree on the rows of ``X``: ``labels`` maps each leaf (its tuple of literals
+    ``(feature, value)``, sorted) to its label."""
+    X = np.asarray(X, dtype=np.int64)
+    out = []
+    for row in X:
+        node, path = shape, []
+        while node[0] != "leaf":
+            f, zero, one = node
+            path.append((f, int(row[f])))
+            node = one if row[f] else zero
+        out.append(labels[tuple(sorted(path))])
+    return np.array(out)
+
+
+def leaf_labels(shape, X, y, sample_weight=None, n_classes=None):
+    """Each leaf's majority label (ties to the larger class) on the training rows reaching it."""
+    X, y = np.asarray(X, dtype=np.int64), np.asarray(y, dtype=np.int64)
+    w = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    k = int(n_classes or y.max() + 1)
+    out = {}
+
+    def rec(node, rows, path):
+        if node[0] == "leaf":
+            out[tuple(sorted(path))] = _leaf(rows, y, w, k)[1]
+            return
+        f, zero, one = node
+        rec(zero, rows[X[rows, f] == 0], path + [(f, 0)])
+        rec(one, rows[X[rows, f] == 1], path + [(f, 1)])
+
+    rec(shape, np.arange(len(y)), [])
+    return out

@@ -1,0 +1,278 @@
+"""The Rashomon set of trees (optbb.osdt.rashomon_set) against the brute-force twin that lists every tree."""
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from scipy.stats import chisquare
+
+from optbb.common.data import BinaryDataset
+from optbb.common.result import Status
+from optbb.osdt import OSDTClassifier, Tree, rashomon_set
+from optbb.osdt.rashomon_set import STAGES
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from twins.trees_rashomon import leaf_labels, predict, rashomon_members  # noqa: E402
+
+
+def twin_shape(tree: Tree):
+    """A listed tree in the twin's form: ``("leaf",)`` or ``(feature, zero, one)``."""
+    def conv(node):
+        return ("leaf",) if node[0] == "leaf" else (node[1], conv(node[2]), conv(node[3]))
+    return conv(tree._root)
+
+
+def objective(tree: Tree, X, y, lam, w=None):
+    """The objective of a listed tree recomputed from its predictions."""
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    return float(w[tree.predict(X) != y].sum() / w.sum() + lam * tree.n_leaves)
+
+
+@st.composite
+def problems(draw):
+    """Tiny data (3-10 rows, 1-3 features, 2-4 classes, dyadic real weights half the time) with a penalty, a depth,
+    a bound (epsilon or absolute) and the useless-split rule."""
+    n, m, k = draw(st.integers(3, 10)), draw(st.integers(1, 3)), draw(st.integers(2, 4))
+    X = draw(hnp.arrays(np.uint8, (n, m), elements=st.integers(0, 1)))
+    y = draw(hnp.arrays(np.uint8, n, elements=st.integers(0, k - 1)))
+    w = draw(st.none() | hnp.arrays(np.float64, n, elements=st.integers(1, 12).map(lambda v: v / 4)))
+    lam = draw(st.sampled_from([0.0, 0.01, 0.02, 0.05, 0.1, 0.2]))
+    depth = draw(st.integers(0, 3) | st.none()) if lam > 0 else draw(st.integers(0, 3))
+    eps = draw(st.sampled_from([0.0, 0.05, 0.2, 0.5, 1.0, 3.0]))
+    absolute = draw(st.booleans())
+    exclude = draw(st.booleans())
+    return X, y, k, w, lam, depth, eps, absolute, exclude
+
+
+def _solve(X, y, k, w, lam, depth, eps, absolute, exclude):
+    data = BinaryDataset(X, y, [f"f{j}" for j in range(X.shape[1])], w, tuple(str(c) for c in range(k)))
+    opt, limit, members = rashomon_members(X, y, lam, epsilon=eps, max_depth=depth, sample_weight=w,
+                                           exclude_useless=exclude, n_classes=k)
+    kwargs = dict(bound=limit) if absolute else dict(epsilon=eps)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rs = rashomon_set(data, lam, max_depth=depth, exclude_useless=exclude, **kwargs)
+    return rs, opt, limit, members
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_the_set_lists_exactly_the_twins_members_in_objective_order(problem):
+    X, y, k, w, lam, depth, eps, absolute, exclude = problem
+    rs, opt, limit, members = _solve(*problem)
+    assert rs.status is Status.OPTIMAL
+    assert rs.optimum == pytest.approx(opt, abs=1e-12)
+    assert rs.count == len(members)
+    listed = list(rs)
+    assert len(listed) == rs.count
+    assert sorted(map(repr, map(twin_shape, listed))) == sorted(repr(t[2]) for t in members)
+    objectives = [rs.objective_of_index(i) for i in range(rs.count)]
+    assert all(a <= b for a, b in zip(objectives, objectives[1:]))
+    for i, tree in enumerate(listed):
+        assert objective(tree, X, y, lam, w) == pytest.approx(objectives[i], abs=1e-9)
+        assert objectives[i] <= limit + 1e-9 * max(1.0, limit)
+        assert rs[i].same_shape(tree)
+        labels = leaf_labels(twin_shape(tree), X, y, w, k)
+        assert np.array_equal(tree.predict(X), predict(twin_shape(tree), X, labels))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_class_counts_and_feature_usage_equal_those_of_the_full_listing(problem):
+    X, y, k = problem[:3]
+    rs = _solve(*problem)[0]
+    listed = list(rs)
+    counts = np.zeros((len(y), k), dtype=np.int64)
+    for tree in listed:
+        counts[np.arange(len(y)), tree.predict(X)] += 1
+    assert np.array_equal(rs.class_counts(), counts)
+    usage = [sum(j in tree.features_used() for tree in listed) for j in range(X.shape[1])]
+    assert list(rs.feature_usage()) == usage
+    if rs.count:
+        assert np.allclose(rs.agreement(), counts.max(1) / rs.count)
+
+
+def _small_set():
+    """A set of 7 trees (random 12 x 3 data, lambda .05, epsilon .5, depth 2)."""
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 2, (12, 3)).astype(np.uint8)
+    y = (rng.random(12) < 0.5).astype(np.uint8)
+    rs = rashomon_set(BinaryDataset(X, y, ["a", "b", "c"]), 0.05, epsilon=0.5, max_depth=2)
+    assert 3 <= rs.count <= 12, rs.count
+    return rs
+
+
+def test_sample_gives_distinct_members_uniformly():
+    rs = _small_set()
+    keys = [repr(twin_shape(t)) for t in rs]
+    draws = 400 * rs.count
+    freq = np.zeros(rs.count)
+    for seed in range(draws):
+        (tree,) = rs.sample(1, random_state=seed)
+        freq[keys.index(repr(twin_shape(tree)))] += 1
+    assert chisquare(freq).pvalue > 1e-3, freq
+    picked = rs.sample(rs.count, random_state=0)
+    assert sorted(repr(twin_shape(t)) for t in picked) == sorted(keys)
+    assert len(rs.sample(rs.count + 5, random_state=1)) == rs.count
+
+
+def test_indexing_slices_and_negative_indices():
+    rs = _small_set()
+    listed = list(rs)
+    assert all(a.same_shape(b) for a, b in zip(rs[1:5], listed[1:5]))
+    assert rs[-1].same_shape(listed[-1])
+    with pytest.raises(IndexError):
+        rs[rs.count]
+    with pytest.raises(TypeError):
+        rs["0"]
+
+
+def test_listed_trees_round_trip_through_json_with_their_shape():
+    rs = _small_set()
+    for tree in rs:
+        back = Tree.from_json(tree.to_json())
+        assert back.same_shape(tree)
+        assert dict(zip(back.leaves, back.predictions)) == dict(zip(tree.leaves, tree.predictions))
+
+
+def test_count_within_a_tighter_epsilon_equals_a_new_set():
+    data = BinaryDataset(*_random(60, 5, seed=1), [f"f{j}" for j in range(5)])
+    wide = rashomon_set(data, 0.01, epsilon=0.3, max_depth=3)
+    for eps in (0.0, 0.05, 0.1, 0.2):
+        assert wide.count_within(epsilon=eps) == rashomon_set(data, 0.01, epsilon=eps, max_depth=3).count
+
+
+def _random(n, m, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (n, m)).astype(np.uint8)
+    y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(n) < 0.2)).astype(np.uint8)
+    return X, y
+
+
+# -- bad input ------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(), "exactly one of epsilon"),
+    (dict(epsilon=0.1, bound=0.3), "exactly one of epsilon"),
+    (dict(epsilon=-0.1), "epsilon must be finite and >= 0"),
+    (dict(epsilon=math.nan), "epsilon must be finite"),
+    (dict(bound="x"), "bound must be a number"),
+    (dict(epsilon=0.1, max_depth=-1), "max_depth"),
+    (dict(epsilon=0.1, max_depth=2.5), "max_depth"),
+    (dict(epsilon=0.1, max_depth=True), "max_depth"),
+    (dict(epsilon=0.1, node_limit=0), "node_limit"),
+])
+def test_bad_parameters_are_named(kwargs, message):
+    data = BinaryDataset(*_random(20, 3, seed=0), ["a", "b", "c"])
+    with pytest.raises(ValueError, match=message):
+        rashomon_set(data, 0.01, **kwargs)
+
+
+def test_bad_regularization_and_data():
+    data = BinaryDataset(*_random(20, 3, seed=0), ["a", "b", "c"])
+    for lam in (-0.1, 2.0, math.nan, "x"):
+        with pytest.raises(ValueError, match="regularization"):
+            rashomon_set(data, lam, epsilon=0.1)
+    with pytest.raises(ValueError, match="regularization 0 needs max_depth"):
+        rashomon_set(data, 0.0, epsilon=0.1)
+    with pytest.raises(TypeError, match="BinaryDataset"):
+        rashomon_set(np.zeros((3, 2)), 0.01, epsilon=0.1)
+
+
+def test_a_bound_below_the_optimum_gives_an_empty_set_and_says_so():
+    data = BinaryDataset(*_random(20, 3, seed=0), ["a", "b", "c"])
+    with pytest.warns(UserWarning, match="below the optimum"):
+        rs = rashomon_set(data, 0.01, bound=0.0)
+    assert rs.count == 0 and list(rs) == [] and rs.status is Status.OPTIMAL
+    assert rs.optimum > 0
+    assert rs.class_counts().sum() == 0
+
+
+# -- limits ---------------------------------------------------------------------------------------------------------
+def test_a_node_limit_ends_with_a_status_and_a_set_complete_below_its_level():
+    from optbb.datasets import load_osdt
+
+    data = load_osdt("compas")
+    full = rashomon_set(data, 0.005, epsilon=0.05, max_depth=4)
+    cut = rashomon_set(data, 0.005, epsilon=0.05, max_depth=4, node_limit=4000)
+    assert cut.status is Status.NODE_LIMIT
+    assert cut.complete_below < full.bound
+    # what the cut set holds is exactly the full set below its level
+    assert cut.count == full.count_within(bound=cut.complete_below)
+    assert cut.count >= 1 and cut.optimum == full.optimum
+    assert len(STAGES) >= 2
+
+
+def test_a_time_limit_before_the_optimum_gives_an_empty_set_with_the_status():
+    from optbb.datasets import load_osdt
+
+    rs = rashomon_set(load_osdt("compas"), 0.001, epsilon=0.05, max_depth=5, time_limit=0.0)
+    assert rs.status is Status.TIME_LIMIT
+    assert rs.count == 0 and rs.complete_below == -math.inf
+
+
+def test_ctrl_c_returns_what_was_found(monkeypatch):
+    """Ctrl-C during the widening to the bound keeps the set of the stage before (the optimal trees)."""
+    from optbb.osdt import rashomon as engine
+
+    data = BinaryDataset(*_random(40, 4, seed=2), [f"f{j}" for j in range(4)])
+    full = rashomon_set(data, 0.005, epsilon=0.5, max_depth=3)
+    widen, calls = engine.TreeSpace.widen, [0]
+
+    def interrupted(self, *args):
+        calls[0] += 1
+        if calls[0] == 2:
+            raise KeyboardInterrupt
+        return widen(self, *args)
+
+    monkeypatch.setattr(engine.TreeSpace, "widen", interrupted)
+    rs = rashomon_set(data, 0.005, epsilon=0.5, max_depth=3)
+    assert rs.status is Status.INTERRUPTED
+    assert rs.complete_below == rs.optimum == full.optimum
+    assert rs.count == full.count_within(epsilon=0.0) >= 1
+    assert [t.n_leaves for t in rs] == [t.n_leaves for t in full[:rs.count]]
+
+
+# -- the estimator --------------------------------------------------------------------------------------------------
+def test_the_estimators_set_predicts_its_labels_on_raw_x():
+    X, y = _random(80, 4, seed=4)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    labels = np.where(y == 1, "yes", "no")
+    est = OSDTClassifier(regularization=0.02, max_depth=3).fit(frame, labels)
+    rs = est.rashomon_set(epsilon=0.1)
+    assert rs.optimum == pytest.approx(est.result_.objective)
+    assert rs[0].n_leaves == est.tree_.n_leaves
+    pred = rs.predict(frame, models=slice(0, 3))
+    assert pred.shape == (min(3, rs.count), 80) and set(np.unique(pred)) <= {"yes", "no"}
+    assert np.array_equal(pred[0], est.predict(frame)) or rs.levels[0].count > 1
+    vi = rs.variable_importance(frame, labels)
+    assert list(vi.index) == ["a", "b", "c", "d"] and bool(vi["exact"].all())
+    assert (vi["min"] <= vi["max"]).all()
+    with pytest.raises(ValueError, match="columns|feature"):
+        rs.predict(frame[["a", "b"]])
+
+
+# -- a large set, counted exactly -----------------------------------------------------------------------------------
+def test_compas_depth_5_counts_lists_samples_and_agrees_in_seconds():
+    """About 3.3e13 trees (lambda .001, epsilon .05, depth 5): counted, the first 10,000 listed in order, 1,000
+    sampled and the per-sample agreement computed."""
+    from optbb.datasets import load_osdt
+
+    data = load_osdt("compas")
+    rs = rashomon_set(data, 0.001, epsilon=0.05, max_depth=5)
+    assert rs.count == 33_136_324_750_064
+    first = rs[:10_000]
+    assert all(rs.objective_of_index(i) <= rs.objective_of_index(i + 1) for i in range(0, 9_999, 97))
+    assert first[0].n_leaves >= 1
+    sample = rs.sample(1_000, random_state=0)
+    assert len({repr(twin_shape(t)) for t in sample}) == 1_000
+    agreement = rs.agreement()
+    assert agreement.shape == (data.n_samples,) and (agreement >= 0.5).all() and (agreement <= 1).all()
