@@ -3,12 +3,17 @@ time limits with an honest status and gap, estimator contract; CART's limits and
 from __future__ import annotations
 
 import math
+import os
+import signal
+import time
 
 import numpy as np
 import pytest
 
 from twins.binoct import complete_brute_force, complete_dp
+from optbb.baselines import binoct
 from optbb.baselines.binoct import BinOCTClassifier, CompleteTree, cart_features, tree_from_features
+from optbb.baselines.highs_child import ChildFailed, capped_child_available
 from optbb.common.result import COMMON_COUNTERS, Status
 from optbb.datasets import load_osdt
 
@@ -223,3 +228,140 @@ def test_result_reports_as_the_other_solvers_do():
     assert r.counters["improvements"] >= 1 and r.counters["nodes"] == clf.report_["mip_nodes"]
     assert 0 <= r.counters["time_to_optimum"] <= r.counters["total_time"] == pytest.approx(clf.solve_time_)
     assert list(r.trace.columns) == ["time", "objective", "lower_bound", "queue_size", "nodes"]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# memory_limit: the build and HiGHS run in a child process whose address space is capped (Linux)
+needs_child = pytest.mark.skipif(not capped_child_available(), reason="no fork, resource module or /proc")
+
+
+@needs_child
+@pytest.mark.parametrize("regularization", [None, 0.02])
+def test_a_capped_fit_equals_the_uncapped_one(regularization):
+    X, y = _random_problem(21, n=40, m=4)
+    free = BinOCTClassifier(max_depth=2, regularization=regularization, memory_limit=None).fit(X, y)
+    capped = BinOCTClassifier(max_depth=2, regularization=regularization, memory_limit="200M").fit(X, y)
+    assert capped.status_ == free.status_ == "optimal"
+    assert capped.tree_.features == free.tree_.features and capped.tree_.predictions == free.tree_.predictions
+    assert capped.objective_ == free.objective_ and capped.lower_bound_ == pytest.approx(free.lower_bound_)
+    assert capped.report_["mip_objective"] == pytest.approx(free.report_["mip_objective"])
+    assert capped.report_["improvements"] >= 1 and capped.report_["n_rows"] == free.report_["n_rows"]
+    assert 0 < capped.report_["child_peak_rss_growth"] < 200 << 20
+    assert "child_peak_rss_growth" not in free.report_
+
+
+@needs_child
+def test_in_process_and_child_runs_with_different_thread_counts():
+    """HiGHS's task scheduler is kept per thread and inherited by a forked child without its worker threads: each
+    run starts a fresh one, so fits in the process and in children alternate with any thread count."""
+    X, y = _random_problem(22, n=40, m=4)
+    errors = {BinOCTClassifier(max_depth=2, threads=threads, memory_limit=cap, time_limit=60).fit(X, y).errors_
+              for cap, threads in [(None, 1), ("1G", 2), (None, 2), ("1G", 1), (None, 1), ("1G", 2)]}
+    assert errors == {complete_dp(X, y, 2)}
+
+
+def _fake_child(monkeypatch, behaviour):
+    """Replace the build and HiGHS run (in the child) by ``behaviour(send)``."""
+    monkeypatch.setattr(binoct._HighsRun, "solve", lambda self, report, send: behaviour(send))
+
+
+@needs_child
+def test_a_child_killed_by_a_signal_gives_memory_limit_and_the_start_tree(monkeypatch):
+    """An allocation failure HiGHS does not catch aborts the child: the fit ends with status memory_limit and the
+    CART start tree, without an exception."""
+    d = load_osdt("monk1")
+    _fake_child(monkeypatch, lambda send: os.kill(os.getpid(), signal.SIGKILL))
+    clf = BinOCTClassifier(max_depth=2, memory_limit="1G").fit(d.X, d.y)
+    assert clf.status_ == "memory_limit" and clf.result_.status is Status.MEMORY_LIMIT
+    assert clf.tree_.features == cart_features(d.X, d.y, 2) and not clf.report_["has_solution"]
+    assert clf.errors_ == int(np.sum(clf.predict(d.X) != d.y))
+
+
+@needs_child
+def test_a_child_out_of_memory_keeps_the_last_tree_it_sent(monkeypatch):
+    d = load_osdt("monk1")
+
+    def behaviour(send):
+        send({"n_rows": 10, "n_cols": 20, "build_time": 0.01})
+        send({"features": [1, 2, 3], "has_solution": True, "mip_objective": 40.0, "improvements": 1,
+              "time_to_optimum": 0.02})
+        raise MemoryError
+    _fake_child(monkeypatch, behaviour)
+    clf = BinOCTClassifier(max_depth=2, memory_limit="1G").fit(d.X, d.y)
+    assert clf.status_ == "memory_limit"
+    assert clf.tree_.features == [1, 2, 3] and clf.report_["mip_objective"] == 40.0
+    assert clf.report_["n_rows"] == 10 and clf.lower_bound_ == 0.0  # built: no objective is negative
+    assert clf.result_.counters["improvements"] == 1
+
+
+@needs_child
+def test_a_failing_child_raises_its_error_in_the_caller(monkeypatch):
+    def behaviour(send):
+        raise ValueError("a fault of the work, not of the cap")
+    _fake_child(monkeypatch, behaviour)
+    X, y = _random_problem(23)
+    with pytest.raises(ChildFailed, match="ValueError: a fault of the work, not of the cap"):
+        BinOCTClassifier(max_depth=2, memory_limit="1G").fit(X, y)
+
+
+@needs_child
+def test_a_stuck_child_is_killed_at_the_hard_deadline(monkeypatch):
+    """A child that outlives the time limit by CHILD_GRACE_SECONDS is killed: status time_limit, the start tree."""
+    monkeypatch.setattr(binoct, "CHILD_GRACE_SECONDS", 0.3)
+    _fake_child(monkeypatch, lambda send: time.sleep(60))
+    d = load_osdt("monk1")
+    t0 = time.perf_counter()
+    clf = BinOCTClassifier(max_depth=2, memory_limit="1G", time_limit=0.5).fit(d.X, d.y)
+    assert time.perf_counter() - t0 < 0.5 + 0.3 + 1.0
+    assert clf.status_ == "time_limit" and clf.tree_.features == cart_features(d.X, d.y, 2)
+
+
+CTRL_C_CHILD = """
+import json, os, signal, time
+import numpy as np
+signal.signal(signal.SIGINT, signal.default_int_handler)
+import optbb.baselines.highs_child as highs_child
+from optbb.baselines.binoct import BinOCTClassifier
+rng = np.random.default_rng(0)
+X = (rng.random((1000, 20)) < 0.5).astype(np.uint8)
+y = ((X[:, 0] ^ X[:, 1]) ^ (rng.random(1000) < 0.2)).astype(np.uint8)
+read = highs_child._read_message
+def announce(fd):  # READY once the child process has started
+    message = read(fd)
+    if message and message[0] == "start":
+        print("READY", flush=True)
+    return message
+highs_child._read_message = announce
+clf = BinOCTClassifier(max_depth=3, time_limit=120, memory_limit="1G").fit(X, y)
+returned = time.time()
+try:
+    os.waitpid(-1, os.WNOHANG)
+    left = True
+except ChildProcessError:
+    left = False
+print("RESULT " + json.dumps(dict(status=clf.status_, result=clf.result_.status.name, returned=returned,
+                                  left=left, consistent=clf.errors_ == int(np.sum(clf.predict(X) != y)))))
+"""
+
+
+@needs_child
+def test_ctrl_c_ends_a_capped_fit_with_status_interrupted():
+    """HiGHS runs in the child, which ignores SIGINT; the waiting parent kills it on Ctrl-C and returns the best
+    tree so far with status interrupted, leaving no process behind (measured latency 0.02-0.03 s)."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", CTRL_C_CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    line = proc.stdout.readline()
+    assert line.startswith("READY"), (line, proc.stderr.read()[-2000:])
+    time.sleep(0.5)
+    sent = time.time()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err[-2000:]
+    r = json.loads(out.split("RESULT ", 1)[1])
+    assert r["status"] == "interrupted" and r["result"] == "INTERRUPTED" and r["consistent"]
+    assert not r["left"]
+    assert r["returned"] - sent < 2.0
