@@ -200,29 +200,40 @@ class TreeSpace:
         return len(self.nodes) * (200 + self.a.n // 8) + len(self.optima) * 120 + self.pair_count * 150
 
     # -- the optimum of a subproblem ----------------------------------------------------------------------------
-    def optimum(self, S: int, d: int) -> float:
-        """The least cost of a tree on ``S`` with depth budget ``d`` (exact; splits pruned by the one-leaf and
-        equivalent-points bound of each child, Hu et al. 2019 Thm 3.2 / Angelino et al. Thm 20)."""
+    def optimum(self, S: int, d: int, cutoff: float = math.inf) -> float:
+        """The least cost of a tree on ``S`` with depth budget ``d`` when it is at most ``cutoff``; else a lower
+        bound above ``cutoff`` (the search stops there).  Splits are pruned by the one-leaf and equivalent-points
+        bound of each child (Hu et al. 2019 Thm 3.2, Angelino et al. 2018 Thm 20) against the best tree so far or
+        the cutoff, whichever is lower."""
         key = (S, d)
         got = self.optima.get(key)
-        if got is not None:
-            return got
+        if got is not None and (got[1] or got[0] > cutoff):
+            return got[0]
         self._tick()
         node = self._node(S, d)
         best = self.cost(node.leaf_errors, 1)
+        floor = math.inf  # the least lower bound of a split set aside
         if d > 0 and best > 2 * self.lam + self.a.mass(S & self.a.minority) / self.a.total:
+            top = cutoff + 2 * BOUND_TOLERANCE * max(1.0, abs(cutoff)) if cutoff < math.inf else math.inf
             for f in range(self.a.m):
                 L, R = S & ~self.a.features[f], S & self.a.features[f]
                 if not L or not R:
                     continue
-                lb_l, lb_r = self._lower(L), self._lower(R)
-                if lb_l + lb_r >= best:
-                    continue
-                o_l = self.optimum(L, d - 1)
-                if o_l + lb_r >= best:
-                    continue
-                best = min(best, o_l + self.optimum(R, d - 1))
-        self.optima[key] = best
+                t = min(best, top)
+                lb_r = self._lower(R)
+                low = self._lower(L) + lb_r
+                if low < t:
+                    low = self.optimum(L, d - 1, t - lb_r) + lb_r
+                    if low < t:
+                        low = low - lb_r + self.optimum(R, d - 1, t - low + lb_r)
+                        if low < t:
+                            best = low
+                            continue
+                floor = min(floor, low)
+            if best > top:  # no tree within the cutoff: a lower bound above it
+                self.optima[key] = (min(best, floor), False)
+                return min(best, floor)
+        self.optima[key] = (best, True)
         return best
 
     # -- the pairs within a budget ------------------------------------------------------------------------------
@@ -263,9 +274,15 @@ class TreeSpace:
             return
         for f in range(self.a.m):
             L, R = S & ~self.a.features[f], S & self.a.features[f]
-            if not L or not R or self._lower(L) + self._lower(R) > limit:
+            if not L or not R:
                 continue
-            o_l, o_r = self.optimum(L, d - 1), self.optimum(R, d - 1)
+            lb_r = self._lower(R)
+            if self._lower(L) + lb_r > limit:
+                continue
+            o_l = self.optimum(L, d - 1, limit - lb_r)
+            if o_l + lb_r > limit:
+                continue
+            o_r = self.optimum(R, d - 1, limit - o_l)
             if o_l + o_r <= limit:
                 yield f, self._node(L, d - 1), self._node(R, d - 1), o_l, o_r
 

@@ -1,0 +1,176 @@
+"""optbb's Rashomon sets of trees against TreeFARMS, side by side: time, memory and the count of each.
+
+Usage::
+
+    python benchmarks/rashomon.py [--cases PATTERNS] [--solvers optbb,treefarms] [--repeats 3] [--timeout 300]
+                                  [--out benchmarks/results/rashomon]
+    python benchmarks/rashomon.py --list
+
+Cases ``<dataset>@<lambda>/<epsilon>/d<depth>`` on OSDT's binarised sets (``optbb.datasets.load_osdt``): the set of
+every tree with at most ``d`` splits on a path whose objective ``errors / N + lambda * leaves`` is within
+``(1 + epsilon)`` times the optimum.  optbb: ``optbb.osdt.rashomon_set(data, lambda, epsilon=epsilon,
+max_depth=d)`` (the construction and the exact count; listing is lazy).  TreeFARMS (pip ``treefarms``, a
+benchmark-only extra): ``TREEFARMS({"regularization": lambda, "rashomon_bound_multiplier": epsilon,
+"depth_budget": d + 1})`` (its depth budget counts the leaf level), ``fit`` then ``get_tree_count()``.  The two
+definitions differ (docs/rashomon.md, "How the counts compare with TreeFARMS"), so the counts differ; both are
+printed.
+
+Each (solver, case) runs in its own subprocess (this script with ``--worker``): it loads the data, does one untimed
+warm-up on a small case (for optbb it loads the compiled kernels), then times ``--repeats`` constructions
+(``time.perf_counter`` around the call).  Memory: the peak resident size of the worker (``ru_maxrss``) and its
+growth over the size after the warm-up.  The parent kills a worker after ``repeats * timeout + 120`` seconds, so a
+hanging solver only blanks its cell.  Tables quote medians.
+
+Results: ``<out>.md`` (Markdown: per case the counts, median times, peak memory and the ratios optbb / TreeFARMS)
+and ``<out>.csv``.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import fnmatch
+import io
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ["monk2@0.01/0.05/d4", "compas@0.01/0.05/d4", "compas@0.005/0.05/d4", "monk2@0.005/0.1/d5",
+         "compas@0.001/0.05/d5", "monk1@0.01/0.2/d3", "tic-tac-toe@0.01/0.05/d4", "car@0.01/0.05/d4"]
+
+
+def parse_case(case: str) -> tuple[str, float, float, int]:
+    name, rest = case.split("@")
+    lam, eps, depth = rest.split("/")
+    return name, float(lam), float(eps), int(depth[1:])
+
+
+def peak_rss() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def run_optbb(data, lam: float, eps: float, depth: int, timeout: float):
+    from optbb.osdt import rashomon_set
+
+    rs = rashomon_set(data, lam, epsilon=eps, max_depth=depth, time_limit=timeout)
+    return rs.count, rs.status.value
+
+
+def run_treefarms(data, lam: float, eps: float, depth: int, timeout: float):
+    import pandas as pd
+    from treefarms import TREEFARMS
+
+    X = pd.DataFrame(data.X, columns=data.feature_names)
+    y = pd.Series(data.y, name="class")
+    model = TREEFARMS({"regularization": lam, "rashomon_bound_multiplier": eps, "depth_budget": depth + 1,
+                       "verbose": False, "time_limit": int(timeout)})
+    with contextlib.redirect_stdout(io.StringIO()):  # its Python side prints every fit's summary
+        model.fit(X, y)
+    return model.get_tree_count(), "timeout" if model.timeout else "optimal"
+
+
+SOLVERS = {"optbb": run_optbb, "treefarms": run_treefarms}
+MARK = "RASHOMON-RESULT "  # a worker's result lines (TreeFARMS prints trees on the C-level standard output)
+
+
+def worker(solver: str, case: str, repeats: int, timeout: float) -> None:
+    sys.path.insert(0, str(ROOT))
+    from optbb.datasets import load_osdt
+
+    name, lam, eps, depth = parse_case(case)
+    data = load_osdt(name)
+    run = SOLVERS[solver]
+    run(load_osdt("monk1"), 0.05, 0.05, 2, timeout)  # warm-up: imports, compiled kernels
+    base = peak_rss()
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        count, status = run(data, lam, eps, depth, timeout)
+        seconds = time.perf_counter() - t0
+        print(MARK + json.dumps({"solver": solver, "case": case, "seconds": seconds, "count": str(count),
+                          "status": status, "peak_rss": peak_rss(), "base_rss": base}), flush=True)
+
+
+def measure(solver: str, case: str, repeats: int, timeout: float) -> dict:
+    cmd = [sys.executable, __file__, "--worker", solver, case, "--repeats", str(repeats), "--timeout", str(timeout)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=repeats * timeout + 120).stdout
+    except subprocess.TimeoutExpired:
+        return {"solver": solver, "case": case, "status": "killed", "times": []}
+    rows = [json.loads(line[len(MARK):]) for line in out.splitlines() if line.startswith(MARK)]
+    if not rows:
+        return {"solver": solver, "case": case, "status": "failed", "times": []}
+    return {"solver": solver, "case": case, "status": rows[-1]["status"], "count": rows[-1]["count"],
+            "times": [r["seconds"] for r in rows], "median": statistics.median(r["seconds"] for r in rows),
+            "peak_rss": max(r["peak_rss"] for r in rows), "growth": max(r["peak_rss"] - r["base_rss"] for r in rows)}
+
+
+def table(results: list[dict], header: str) -> str:
+    by = {(r["case"], r["solver"]): r for r in results}
+    cases = list(dict.fromkeys(r["case"] for r in results))
+    lines = [header, "", "| case | optbb count | TreeFARMS count | optbb s | TreeFARMS s | time ratio | optbb peak MiB "
+             "| TreeFARMS peak MiB | memory ratio |", "|---|---|---|---|---|---|---|---|---|"]
+    for case in cases:
+        a, b = by.get((case, "optbb"), {}), by.get((case, "treefarms"), {})
+
+        def cell(r, key, fmt):
+            return fmt(r[key]) if key in r else r.get("status", "-")
+
+        ratio = f"{a['median'] / b['median']:.3f}" if "median" in a and "median" in b else "-"
+        mem = f"{a['peak_rss'] / b['peak_rss']:.3f}" if "peak_rss" in a and "peak_rss" in b else "-"
+        lines.append(f"| {case} | {cell(a, 'count', str)} | {cell(b, 'count', str)} | "
+                     f"{cell(a, 'median', lambda v: f'{v:.3f}')} | {cell(b, 'median', lambda v: f'{v:.3f}')} | "
+                     f"{ratio} | {cell(a, 'peak_rss', lambda v: f'{v / 2**20:.0f}')} | "
+                     f"{cell(b, 'peak_rss', lambda v: f'{v / 2**20:.0f}')} | {mem} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--worker", nargs=2, metavar=("SOLVER", "CASE"))
+    p.add_argument("--cases", default="*")
+    p.add_argument("--solvers", default="optbb,treefarms")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "rashomon"))
+    p.add_argument("--list", action="store_true")
+    args = p.parse_args()
+    if args.worker:
+        worker(*args.worker, args.repeats, args.timeout)
+        return
+    cases = [c for c in CASES if any(fnmatch.fnmatch(c, pat) for pat in args.cases.split(","))]
+    if args.list:
+        print("\n".join(cases))
+        return
+    results = []
+    for case in cases:
+        for solver in args.solvers.split(","):
+            r = measure(solver, case, args.repeats, args.timeout)
+            results.append(r)
+            print(f"{case:26s} {solver:10s} {r.get('count', '-'):>16s} {r.get('median', float('nan')):9.3f} s "
+                  f"{r.get('peak_rss', 0) / 2**20:7.0f} MiB {r['status']}", flush=True)
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    header = (f"# Rashomon sets of trees: optbb against TreeFARMS\n\n`python benchmarks/rashomon.py "
+              f"{' '.join(sys.argv[1:])}` at {commit}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, "
+              f"load {os.getloadavg()[0]:.2f}, {args.repeats} repeats (medians), time limit {args.timeout:g} s")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".md").write_text(table(results, header))
+    with open(out.with_suffix(".csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["case", "solver", "status", "count", "median_s", "times", "peak_rss", "growth"])
+        for r in results:
+            w.writerow([r["case"], r["solver"], r["status"], r.get("count", ""), r.get("median", ""),
+                        " ".join(f"{t:.4f}" for t in r["times"]), r.get("peak_rss", ""), r.get("growth", "")])
+    print(table(results, header))
+
+
+if __name__ == "__main__":
+    main()
