@@ -276,3 +276,23 @@ def test_compas_depth_5_counts_lists_samples_and_agrees_in_seconds():
     assert len({repr(twin_shape(t)) for t in sample}) == 1_000
     agreement = rs.agreement()
     assert agreement.shape == (data.n_samples,) and (agreement >= 0.5).all() and (agreement <= 1).all()
+
+
+def test_model_reliance_equals_the_switch_over_every_pair_of_rows():
+    """Fisher et al.'s e_switch written out: every ordered pair of distinct rows, row i taking row l's value."""
+    from optbb.common.rashomon import SwitchPlan, model_reliance
+
+    X, y = _random(25, 3, seed=7)
+    tree = rashomon_set(BinaryDataset(X, y, ["a", "b", "c"]), 0.02, epsilon=0.0, max_depth=2)[0]
+    n = len(y)
+    expected = []
+    for j in range(3):
+        loss = 0.0
+        for i in range(n):
+            for other in range(n):
+                if other != i:
+                    row = X[i].copy()
+                    row[j] = X[other, j]
+                    loss += float(tree.predict(row[None, :])[0] != y[i])
+        expected.append(loss / (n * (n - 1)) - float(np.mean(tree.predict(X) != y)))
+    assert np.allclose(model_reliance(tree.predict, SwitchPlan.of(X, y)), expected)

@@ -207,7 +207,7 @@ class RashomonSet:
     def _matrix(self, X):
         return np.asarray(X) if self.prepare is None else self.prepare(X)
 
-    def variable_importance(self, X, y, models=None, max_models: int = 10_000, random_state=0) -> pd.DataFrame:
+    def variable_importance(self, X, y, models=None, max_models: int = 5_000, random_state=0) -> pd.DataFrame:
         """For each feature (column of ``X``, 0/1), the range over the set of its model reliance: the rise of the
         0-1 loss when the feature is switched between rows (Fisher, Rudin & Dominici 2019, Eq. 3.5's ``e_switch``,
         computed exactly for a binary column: each row takes the value 0 or 1 with the share of the other rows
@@ -227,7 +227,8 @@ class RashomonSet:
             exact, chosen = False, self._chosen(models)
         if not chosen:
             raise ValueError("the set is empty: there is no model to measure")
-        rel = np.array([model_reliance(lambda Z, m=m: self.backend.predict(m, Z), X, y) for m in chosen])
+        plan = SwitchPlan.of(X, y)
+        rel = np.array([model_reliance(lambda Z, m=m: self.backend.predict(m, Z), plan) for m in chosen])
         names = list(self.backend.feature_names)[:X.shape[1]] if X.shape[1] <= len(self.backend.feature_names) \
             else [f"x{j}" for j in range(X.shape[1])]
         return pd.DataFrame({"min": rel.min(0), "max": rel.max(0), "optimal": rel[0], "exact": exact},
@@ -284,22 +285,40 @@ def _seed(random_state) -> int | None:
     raise ValueError(f"random_state must be None, an int or a numpy Generator / RandomState, got {random_state!r}")
 
 
-def model_reliance(predict, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Model reliance of one model on each 0/1 column of ``X``: ``e_switch - e_orig`` for the 0-1 loss, where
-    ``e_switch`` averages the loss over every pair of distinct rows ``(i, l)`` with row ``i`` taking row ``l``'s
-    value of the column (Fisher et al. 2019, Eq. 3.5); for a binary column that is, per row, the loss with the value
+@dataclass
+class SwitchPlan:
+    """What the model reliance of every model on the same ``(X, y)`` shares: the distinct rows of ``X`` (each model
+    predicts each once), every row's index among them, and per column and value the share of the other rows
+    holding that value."""
+
+    rows: np.ndarray
+    inverse: np.ndarray
+    y: np.ndarray
+    shares: np.ndarray  # (n_features, 2, n_rows)
+
+    @classmethod
+    def of(cls, X: np.ndarray, y: np.ndarray) -> "SwitchPlan":
+        n = X.shape[0]
+        rows, inverse = np.unique(X, axis=0, return_inverse=True)
+        col = X.astype(np.int64).T  # (n_features, n)
+        ones = col.sum(1, keepdims=True)
+        holders = np.stack([(n - ones) - (col == 0), ones - (col == 1)], axis=1)
+        return cls(rows, inverse.reshape(-1), y, holders / max(n - 1, 1))
+
+
+def model_reliance(predict, plan: SwitchPlan) -> np.ndarray:
+    """Model reliance of one model on each 0/1 column: ``e_switch - e_orig`` for the 0-1 loss, where ``e_switch``
+    averages the loss over every pair of distinct rows ``(i, l)`` with row ``i`` taking row ``l``'s value of the
+    column (Fisher, Rudin & Dominici 2019, Eq. 3.5); for a binary column that is, per row, the loss with the value
     set to ``v`` weighted by the share of the other rows holding ``v``."""
-    n = X.shape[0]
-    wrong = (predict(X) != y).astype(np.float64)
-    out = np.empty(X.shape[1])
-    for j in range(X.shape[1]):
-        col = X[:, j].astype(np.int64)
-        ones = col.sum()
+    n = plan.inverse.size
+    wrong = float(np.count_nonzero(predict(plan.rows)[plan.inverse] != plan.y))
+    out = np.empty(plan.rows.shape[1])
+    for j in range(plan.rows.shape[1]):
         switched = 0.0
         for v in (0, 1):
-            holders = (ones if v else n - ones) - (col == v)  # other rows holding v
-            Z = X.copy()
+            Z = plan.rows.copy()
             Z[:, j] = v
-            switched += float(np.dot(holders / max(n - 1, 1), predict(Z) != y))
-        out[j] = (switched - wrong.sum()) / n
+            switched += float(np.dot(plan.shares[j, v], predict(Z)[plan.inverse] != plan.y))
+        out[j] = (switched - wrong) / n
     return out
