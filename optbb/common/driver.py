@@ -21,7 +21,8 @@ time limit pays and no reported time shows (``kernel_load_time`` reports it, wit
 whose ``start`` compiles kernels may set; with ``started`` both are taken out of the clock).  Other optional engine
 members: ``first_work`` (work of the first chunk, default 16), ``exhausted_status``,
 ``improvement_nodes()`` (node counter when the incumbent last improved: the time to the optimum is then
-interpolated inside the chunk), ``own_trace()`` (a trace frame of the engine's own, replacing the sampled one).
+interpolated inside the chunk), ``own_trace()`` (a trace frame of the engine's own, replacing the sampled one),
+``finish_seconds`` (what ``finish`` takes after a time limit: the search stops that much before the limit).
 """
 from __future__ import annotations
 
@@ -108,6 +109,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
             loading = time.perf_counter() - t_load + getattr(engine, "start_load_time", 0.0)
             # the clock starts with the search, or at ``started`` (the kernels' loading taken out)
             budget = Budget(limits, started, off_clock=loading)
+            reserve = float(getattr(engine, "finish_seconds", 0.0))  # what ``finish`` needs after a time limit
             peak = engine.memory_bytes()
             if status is None and limits.over_memory(peak):
                 status = Status.MEMORY_LIMIT
@@ -144,7 +146,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
                 memory = engine.memory_bytes()
                 peak = max(peak, memory)
                 if status is None:
-                    status = budget.stop_status(guard, memory)
+                    status = budget.stop_status(guard, memory, reserve)
                 now = budget.elapsed()
                 if trace.due(now):
                     lower = trace.sample(now, engine.incumbent(), engine.lower_bound, engine.queue_size(),

@@ -127,12 +127,14 @@ class Budget:
         Ctrl-C was pressed."""
         return self.stop_status(guard) is not None
 
-    def stop_status(self, guard: "InterruptGuard", memory: int | None = None) -> Status | None:
-        """INTERRUPTED after a Ctrl-C, TIME_LIMIT once the time is up, MEMORY_LIMIT when ``memory`` (accounted
-        bytes, if given) exceeds the cap, else None: the checks between two chunks of a search."""
+    def stop_status(self, guard: "InterruptGuard", memory: int | None = None,
+                    reserve: float = 0.0) -> Status | None:
+        """INTERRUPTED after a Ctrl-C, TIME_LIMIT once the time is up (or only ``reserve`` seconds are left: what
+        the search needs to build its answer after it stops), MEMORY_LIMIT when ``memory`` (accounted bytes, if
+        given) exceeds the cap, else None: the checks between two chunks of a search."""
         if guard.interrupted:
             return Status.INTERRUPTED
-        if self.remaining_time() <= 0:
+        if self.remaining_time() <= reserve:
             return Status.TIME_LIMIT
         return Status.MEMORY_LIMIT if memory is not None and self.limits.over_memory(memory) else None
 
