@@ -1,6 +1,6 @@
 """Why optbb's Rashomon set of trees and TreeFARMS' count differ, shown on data small enough to list every tree.
 
-``docs/rashomon_treefarms.md`` has the measurements on monk1, tic-tac-toe and COMPAS.  Three differences:
+``docs/rashomon.md`` ("How the counts compare with TreeFARMS") has the measurements on monk1, tic-tac-toe and COMPAS.  Three differences:
 
 1. Splits into two leaves.  optbb (``exclude_useless=True``) keeps such a split only when it lowers the errors.
    TreeFARMS (``rashomon_ignore_trivial_extensions``, on by default) drops it only when the two leaves predict the
