@@ -2,7 +2,7 @@
 from .model import Rule, RuleList
 from .search import ABLATIONS, POLICIES, solve
 
-__all__ = ["solve", "RuleList", "Rule", "POLICIES", "ABLATIONS", "CorelsClassifier"]
+__all__ = ["solve", "rashomon_set", "RuleList", "Rule", "POLICIES", "ABLATIONS", "CorelsClassifier"]
 
 
 def __getattr__(name):
@@ -10,4 +10,8 @@ def __getattr__(name):
         from .estimator import CorelsClassifier
 
         return CorelsClassifier
+    if name == "rashomon_set":
+        from .rashomon import rashomon_set
+
+        return rashomon_set
     raise AttributeError(name)

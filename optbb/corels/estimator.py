@@ -9,11 +9,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
+from ..common.bitset import n_words
 from ..common.data import BinaryDataset
 from ..common.proba import LogOddsDecisionMixin
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
-from ..common.weights import combined_weights
+from ..common.weights import combined_weights, drop_zero_weights
 from .search import OPTION_CONSTRAINTS, mine_and_solve
 
 
@@ -90,6 +91,8 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
         w = combined_weights(y01, w, self.class_weight, classes, "CorelsClassifier")
         feature_names = display_names(self.feature_names, names, X01.shape[1])
         data = BinaryDataset(X01, y01, feature_names, w, tuple(str(c) for c in classes))
+        # what rashomon_set needs when no antecedent is mined (antecedents_.data is then None): labels and weights
+        self._labels = (data.y, data.sample_weight)
         self.antecedents_, self.result_ = mine_and_solve(
             data, self.regularization, self.max_card, self.min_support, self.negations, self.policy, self.map_type,
             self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose,
@@ -99,6 +102,44 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
         self.rule_list_.classes = list(classes)
         self.classes_ = classes
         return self
+
+    def rashomon_set(self, epsilon: float | None = None, bound: float | None = None, *,
+                     max_length: int | None = None, time_limit: float | None = None, node_limit: int | None = None,
+                     memory_limit: int | str | None = "auto", verbose: int = 0):
+        """Every rule list within ``(1 + epsilon) *`` the optimum (or an absolute ``bound``) over the antecedents
+        and training samples of ``fit`` (samples of weight 0 left out, as ``fit`` does) with this estimator's
+        ``regularization``: see :func:`optbb.corels.rashomon_set`, whose arguments these are.  Its models are
+        :class:`RuleList` objects like ``rule_list_``: they predict ``classes_`` labels on X as ``predict`` takes
+        it (``RashomonSet.predict(X)``); ``class_counts()`` rows are the training samples of positive weight."""
+        from sklearn.utils.validation import check_is_fitted
+
+        from .rashomon import build_set
+
+        started = time.perf_counter()
+        check_is_fitted(self, "rule_list_")
+        mined = self.antecedents_
+        if not mined.complete:
+            raise ValueError(f"the antecedents were not all mined ({mined.status.value} during fit): the Rashomon "
+                             "set needs the complete antecedent set; fit again with a larger limit")
+        data = mined.data if mined.data is not None else self._no_antecedents()
+        names, classes = self.rule_list_.feature_names, self.classes_
+
+        def finish(model) -> None:
+            model.attach_literals(mined.antecedents, names)
+            model.classes = list(classes)
+
+        out = build_set(data, self.regularization, epsilon, bound, max_length, time_limit, node_limit,
+                        memory_limit, verbose, classes=classes, model_hook=finish, started=started)
+        out.prepare = lambda X_raw: validate_predict_input(self, X_raw)
+        return out
+
+    def _no_antecedents(self) -> BinaryDataset:
+        """The training samples of positive weight over no antecedent (none passed the support filter)."""
+        y, w = self._labels
+        w, y = drop_zero_weights(w, y)
+        n = y.shape[0]
+        return BinaryDataset.from_bits(np.zeros((0, n_words(n)), dtype=np.uint64), y, [], w,
+                                       tuple(str(c) for c in self.classes_), np.zeros((n, 0), dtype=np.uint8))
 
     def predict(self, X) -> np.ndarray:
         """The label of the first rule whose antecedent each row satisfies (the default label otherwise)."""

@@ -1,0 +1,350 @@
+"""The Rashomon set of rule lists (``optbb.corels.rashomon_set``) against its brute-force twin
+(``tests/twins/rule_lists_rashomon.py``): counts, listing order, indexing, sampling, exact summaries, limits, bad
+inputs, the estimator method, and COMPAS."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import chi2
+
+from optbb.common.data import BinaryDataset
+from optbb.common.rashomon import RashomonSet, within
+from optbb.common.result import Status
+from optbb.corels import CorelsClassifier, rashomon_set
+from twins.rule_lists_rashomon import count_members, evaluate, rashomon_members
+
+
+def dataset(A, y, k, w=None) -> BinaryDataset:
+    return BinaryDataset(A, y, [f"a{j}" for j in range(A.shape[1])], w, tuple(f"c{c}" for c in range(k)))
+
+
+@st.composite
+def problems(draw):
+    """``(A, y, k, w, lam, max_length)``: 6-30 rows, 2-6 antecedents, 2-4 classes, real weights half the time."""
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(6, 30))
+    m = draw(st.integers(2, 6))
+    k = draw(st.integers(2, 4))
+    A = (rng.random((n, m)) < rng.uniform(0.2, 0.7)).astype(np.uint8)
+    y = rng.integers(0, k, n).astype(np.uint8)
+    w = rng.uniform(0.1, 3.0, n).round(draw(st.sampled_from([1, 6]))) if draw(st.booleans()) else None
+    lam = draw(st.sampled_from([0.0, 0.005, 0.01, 0.02, 0.04]))
+    max_length = draw(st.sampled_from([None, 0, 1, 2, 3, 8]))
+    return A, y, k, w, lam, max_length
+
+
+def prefix_of(model) -> tuple:
+    return tuple(r.antecedent for r in model.rules)
+
+
+def check_against_twin(A, y, k, w, lam, max_length, rs: RashomonSet, optimum, limit, members) -> None:
+    listed = [prefix_of(mdl) for mdl in rs]
+    assert rs.count == len(members) == len(listed)
+    assert set(listed) == set(members) and len(set(listed)) == len(listed)
+    assert sum(lv.count for lv in rs.levels) == rs.count
+    # objective order, each model's objective recomputed from scratch equal to its level's and within the bound
+    objectives = [rs.objective_of_index(i) for i in range(rs.count)]
+    assert all(a <= b for a, b in zip(objectives, objectives[1:]))
+    for i, p in enumerate(listed):
+        again = evaluate(A, y, p, lam, np.ones(len(y)) if w is None else w, k)[0]
+        assert again == pytest.approx(objectives[i], rel=1e-12, abs=1e-12)
+        assert within(objectives[i], rs.bound)
+    assert [prefix_of(rs[i]) for i in range(rs.count)] == listed
+    # exact summaries, against the twin's predictions
+    counts = np.zeros((len(y), k), dtype=np.int64)
+    usage = np.zeros(A.shape[1], dtype=np.int64)
+    for p, (_, _, pred) in members.items():
+        counts[np.arange(len(y)), pred] += 1
+        usage[list(p)] += 1
+    assert np.array_equal(rs.class_counts(), counts)
+    assert list(rs.feature_usage()) == usage.tolist()
+    if members:
+        assert rs.optimum == pytest.approx(optimum, rel=1e-12, abs=1e-12)
+    assert rs.status is Status.OPTIMAL and rs.complete_below == rs.bound
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems(), st.sampled_from([0.0, 0.02, 0.1, 0.3, 1.0]))
+def test_epsilon_sets_match_the_twin(problem, epsilon):
+    A, y, k, w, lam, max_length = problem
+    optimum, limit, members = rashomon_members(A, y, lam, epsilon=epsilon, max_length=max_length, sample_weight=w,
+                                               n_classes=k)
+    rs = rashomon_set(dataset(A, y, k, w), lam, epsilon=epsilon, max_length=max_length)
+    assert rs.bound == pytest.approx(limit, rel=1e-12, abs=1e-15)
+    assert rs.optimum == pytest.approx(optimum, rel=1e-12, abs=1e-12)
+    check_against_twin(A, y, k, w, lam, max_length, rs, optimum, limit, members)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems(), st.sampled_from([0.0, 0.01, 0.05, 0.15]))
+def test_bound_sets_match_the_twin(problem, above):
+    A, y, k, w, lam, max_length = problem
+    best, _, _ = rashomon_members(A, y, lam, epsilon=0.0, max_length=max_length, sample_weight=w, n_classes=k)
+    optimum, limit, members = rashomon_members(A, y, lam, bound=best + above, max_length=max_length,
+                                               sample_weight=w, n_classes=k)
+    rs = rashomon_set(dataset(A, y, k, w), lam, bound=best + above, max_length=max_length)
+    assert rs.bound == limit
+    check_against_twin(A, y, k, w, lam, max_length, rs, optimum, limit, members)
+
+
+def small_set(members: int):
+    """A problem whose set (epsilon 1) has a few members: 12 rows, 3 antecedents, found by a seeded search."""
+    rng = np.random.default_rng(7)
+    while True:
+        A = (rng.random((12, 3)) < 0.5).astype(np.uint8)
+        y = rng.integers(0, 2, 12).astype(np.uint8)
+        _, _, found = rashomon_members(A, y, 0.05, epsilon=0.5, max_length=2)
+        if len(found) == members:
+            return A, y, found
+
+
+def test_sample_is_uniform_and_distinct():
+    A, y, found = small_set(6)
+    rs = rashomon_set(dataset(A, y, 2), 0.05, epsilon=0.5, max_length=2)
+    assert rs.count == 6
+    draws = 6000
+    hits = {p: 0 for p in found}
+    for seed in range(draws):
+        (model,) = rs.sample(1, random_state=seed)
+        hits[prefix_of(model)] += 1
+    observed = np.array(list(hits.values()), dtype=np.float64)
+    statistic = float(((observed - draws / 6) ** 2 / (draws / 6)).sum())
+    assert chi2.sf(statistic, df=5) > 1e-3, hits
+    four = [prefix_of(m) for m in rs.sample(4, random_state=1)]
+    assert len(set(four)) == 4 and set(four) <= set(found)
+    assert sorted(prefix_of(m) for m in rs.sample(10, random_state=2)) == sorted(found)  # k >= count: all
+
+
+def test_levels_are_ordered_by_objective_then_rules_then_errors():
+    rng = np.random.default_rng(11)
+    A = (rng.random((25, 5)) < 0.5).astype(np.uint8)
+    y = rng.integers(0, 3, 25).astype(np.uint8)
+    rs = rashomon_set(dataset(A, y, 3), 0.0, bound=0.6, max_length=3)
+    keys = [(lv.objective, lv.size, lv.errors) for lv in rs.levels]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert all(isinstance(lv.errors, int) for lv in rs.levels)
+    assert rs.count > 50 and any(a[0] == b[0] for a, b in zip(keys, keys[1:]))  # lambda 0: ties broken by size
+
+
+def test_weighted_levels_key_errors_by_float_sums():
+    rng = np.random.default_rng(5)
+    A = (rng.random((20, 4)) < 0.5).astype(np.uint8)
+    y = rng.integers(0, 2, 20).astype(np.uint8)
+    w = rng.uniform(0.1, 2.0, 20)
+    rs = rashomon_set(dataset(A, y, 2, w), 0.01, epsilon=0.3, max_length=3)
+    assert all(isinstance(lv.errors, float) for lv in rs.levels)
+    for i in range(rs.count):
+        model = rs[i]
+        assert model.objective == rs.objective_of_index(i)  # the same float: the same sums in the same order
+
+
+# -- the empty set and bad inputs ------------------------------------------------------------------------------
+def test_bound_below_the_optimum_gives_an_empty_set_with_a_warning():
+    rng = np.random.default_rng(2)
+    A = (rng.random((20, 4)) < 0.5).astype(np.uint8)
+    y = rng.integers(0, 2, 20).astype(np.uint8)
+    optimum, _, _ = rashomon_members(A, y, 0.02, epsilon=0.0, max_length=2)
+    with pytest.warns(UserWarning, match="below the optimum"):
+        rs = rashomon_set(dataset(A, y, 2), 0.02, bound=optimum * 0.9, max_length=2)
+    assert rs.count == 0 and list(rs) == [] and rs.levels == []
+    assert rs.optimum == pytest.approx(optimum) and "below the optimum" in rs.counters["empty"]
+    assert rs.class_counts().shape == (20, 2) and not rs.class_counts().any()
+    assert list(rs.feature_usage()) == [0] * 4
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({}, "exactly one"), ({"epsilon": 0.1, "bound": 0.3}, "exactly one"), ({"epsilon": -0.1}, "epsilon"),
+    ({"bound": float("nan")}, "bound"), ({"epsilon": "0.1"}, "epsilon"),
+    ({"epsilon": 0.1, "max_length": -1}, "max_length"), ({"epsilon": 0.1, "max_length": 1.5}, "max_length"),
+    ({"epsilon": 0.1, "max_length": True}, "max_length"), ({"epsilon": 0.1, "max_length": "2"}, "max_length"),
+    ({"epsilon": 0.1, "time_limit": -1}, "time_limit"), ({"epsilon": 0.1, "node_limit": 0}, "node_limit"),
+    ({"epsilon": 0.1, "memory_limit": "lots"}, "memory_limit"),
+])
+def test_bad_arguments_are_value_errors_naming_them(kwargs, match):
+    data = dataset(np.array([[1, 0], [0, 1], [1, 1]], dtype=np.uint8), np.array([0, 1, 1]), 2)
+    with pytest.raises(ValueError, match=match):
+        rashomon_set(data, 0.01, **kwargs)
+
+
+@pytest.mark.parametrize("lam", [-0.01, float("nan"), float("inf"), "0.1", None])
+def test_bad_regularization_is_a_value_error_naming_it(lam):
+    data = dataset(np.array([[1, 0], [0, 1], [1, 1]], dtype=np.uint8), np.array([0, 1, 1]), 2)
+    with pytest.raises(ValueError, match="regularization"):
+        rashomon_set(data, lam, epsilon=0.1)
+
+
+def test_data_must_be_a_binary_dataset():
+    with pytest.raises(TypeError, match="BinaryDataset"):
+        rashomon_set(np.zeros((3, 2)), 0.01, epsilon=0.1)
+
+
+def test_index_out_of_range():
+    data = dataset(np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=np.uint8), np.array([0, 1, 1, 0]), 2)
+    rs = rashomon_set(data, 0.01, epsilon=1.0)
+    with pytest.raises(IndexError):
+        rs[rs.count]
+    assert prefix_of(rs[-1]) == prefix_of(list(rs)[-1])
+
+
+# -- limits -----------------------------------------------------------------------------------------------------
+def many_lists():
+    """Eight antecedents, at most five rules and a loose bound: 8,633 members of 8,801 lists."""
+    rng = np.random.default_rng(3)
+    A = (rng.random((40, 8)) < 0.3).astype(np.uint8)
+    y = rng.integers(0, 2, 40).astype(np.uint8)
+    return A, y, 0.01, 0.5, 5
+
+
+@pytest.fixture(scope="module")
+def all_lists():
+    """The twin's scores of every list of :func:`many_lists`."""
+    A, y, lam, _, max_length = many_lists()
+    return rashomon_members(A, y, lam, bound=2.0, max_length=max_length)[2]
+
+
+def check_partial(rs: RashomonSet, status: Status, everything: dict) -> None:
+    """A stopped set: its models are members, it holds every list within ``complete_below``, and its summaries
+    count what it holds."""
+    _, _, _, bound, max_length = many_lists()
+    assert rs.status is status and rs.complete_below < rs.bound
+    listed = [prefix_of(m) for m in rs]
+    assert len(listed) == rs.count == len(set(listed))
+    for i, p in enumerate(listed):
+        assert within(everything[p][0], bound) and len(p) <= max_length
+        assert everything[p][0] == pytest.approx(rs.objective_of_index(i), abs=1e-12)
+    complete = {p for p, v in everything.items() if within(v[0], rs.complete_below)}
+    assert complete and complete <= set(listed)
+    assert rs.count_within(bound=rs.complete_below) == len(complete)
+    assert rs.class_counts().sum(1).tolist() == [rs.count] * 40
+    usage = np.zeros(8, dtype=np.int64)
+    for p in listed:
+        usage[list(p)] += 1
+    assert list(rs.feature_usage()) == usage.tolist()
+
+
+def test_node_limit_stops_with_a_complete_part(all_lists):
+    A, y, lam, bound, max_length = many_lists()
+    full = rashomon_set(dataset(A, y, 2), lam, bound=bound, max_length=max_length)
+    assert full.status is Status.OPTIMAL and full.count == 8633 and full.counters["nodes"] > 6000
+    rs = rashomon_set(dataset(A, y, 2), lam, bound=bound, max_length=max_length, node_limit=6000)
+    assert rs.counters["nodes"] <= 6000 and rs.count < full.count
+    check_partial(rs, Status.NODE_LIMIT, all_lists)
+
+
+def test_memory_limit_stops_before_the_arrays_outgrow_it(all_lists):
+    A, y, lam, bound, max_length = many_lists()
+    full = rashomon_set(dataset(A, y, 2), lam, bound=bound, max_length=max_length, memory_limit=None)
+    cap = full.counters["memory_bytes"] - 1
+    rs = rashomon_set(dataset(A, y, 2), lam, bound=bound, max_length=max_length, memory_limit=cap)
+    assert rs.counters["memory_bytes"] <= cap and rs.count < full.count
+    check_partial(rs, Status.MEMORY_LIMIT, all_lists)
+
+
+def test_limit_while_the_optimum_is_searched_gives_an_empty_set():
+    A, y, lam, _, max_length = many_lists()
+    rs = rashomon_set(dataset(A, y, 2), lam, epsilon=0.1, max_length=max_length, node_limit=50)
+    assert rs.status is Status.NODE_LIMIT and rs.count == 0
+    assert rs.complete_below < rs.optimum and not rs.counters["optimum_certified"]
+
+
+def test_time_limit_returns_the_members_found():
+    rng = np.random.default_rng(0)  # 14 antecedents, up to 7 rules: millions of members
+    A = (rng.random((200, 14)) < 0.3).astype(np.uint8)
+    y = rng.integers(0, 2, 200).astype(np.uint8)
+    rs = rashomon_set(dataset(A, y, 2), 0.0, bound=0.6, max_length=7, time_limit=0.2)
+    assert rs.status is Status.TIME_LIMIT and rs.count > 0
+    assert rs.counters["total_time"] < 2.0
+    assert rs.complete_below < rs.bound
+    assert rs.counters["optimum_certified"] == (rs.complete_below >= rs.optimum)
+    for model in rs.sample(200, random_state=0):
+        assert within(evaluate(A, y, prefix_of(model), 0.0, np.ones(len(y)), 2)[0], 0.6)
+
+
+# -- the estimator ----------------------------------------------------------------------------------------------
+def raw_problem():
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame((rng.random((80, 4)) < 0.5).astype(int), columns=["young", "priors", "male", "juvenile"])
+    y = np.where((X.young & X.priors) | X.juvenile, "yes", "no")
+    flip = rng.random(80) < 0.1
+    y[flip] = np.where(y[flip] == "yes", "no", "yes")
+    return X, y
+
+
+def test_estimator_set_over_its_antecedents_predicts_raw_features():
+    X, y = raw_problem()
+    clf = CorelsClassifier(regularization=0.02, max_card=2).fit(X, y)
+    rs = clf.rashomon_set(epsilon=0.15)
+    assert rs.status is Status.OPTIMAL and rs.count > 1
+    assert rs.optimum == pytest.approx(clf.result_.objective, abs=1e-12)
+    assert list(rs.feature_usage().index) == list(clf.antecedents_.data.feature_names)
+    first = rs[0]
+    assert first.objective == pytest.approx(clf.rule_list_.objective, abs=1e-12)
+    predictions = rs.predict(X, models=range(rs.count))
+    with pytest.raises(ValueError):
+        rs.predict(X.iloc[:, :2])  # checked as predict checks X
+    assert predictions.shape == (rs.count, len(X)) and set(np.unique(predictions)) <= {"no", "yes"}
+    A = clf.antecedents_.data.X
+    for i, model in enumerate(rs):
+        assert np.array_equal(predictions[i], model.predict(X.to_numpy()))
+        assert np.array_equal(predictions[i], clf.classes_[model.rule_classes()[model.capture_antecedents(A)]])
+    # the same set as the function over the antecedents the estimator mined
+    again = rashomon_set(clf.antecedents_.data, clf.regularization, epsilon=0.15)
+    assert [prefix_of(m) for m in again] == [prefix_of(m) for m in rs]
+    assert np.array_equal(again.class_counts(), rs.class_counts())
+
+
+def test_estimator_set_without_antecedents_holds_the_default_rule():
+    X, y = raw_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no antecedent passes the support filter
+        clf = CorelsClassifier(regularization=0.02, max_card=1, min_support=0.5).fit(X, y, sample_weight=[0] + [1] * 79)
+    assert clf.antecedents_.data is None
+    rs = clf.rashomon_set(epsilon=0.1)
+    assert rs.count == 1 and len(rs[0]) == 0 and rs.optimum == pytest.approx(clf.result_.objective)
+    assert rs.class_counts().shape == (79, 2) and list(rs.feature_usage()) == []
+    assert np.array_equal(rs.predict(X)[0], clf.predict(X))
+
+
+def test_estimator_set_needs_a_fit():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        CorelsClassifier().rashomon_set(epsilon=0.1)
+
+
+# -- COMPAS -----------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def compas():
+    from optbb.datasets import load_compas_corels
+
+    try:
+        return load_compas_corels()
+    except FileNotFoundError as exc:  # the package data is missing from this install
+        pytest.skip(f"the bundled COMPAS files are absent: {exc}")
+
+
+def test_compas_two_rules_count_matches_a_direct_count(compas):
+    rs = rashomon_set(compas, 0.01, epsilon=0.05, max_length=2)
+    optimum, limit, count = count_members(compas.X, compas.y, 0.01, 2, epsilon=0.05)
+    assert rs.optimum == pytest.approx(optimum, abs=1e-12) and rs.count == count
+    listed = [prefix_of(m) for m in rs[:50]]
+    for p, model in zip(listed, rs[:50]):
+        assert model.objective <= limit + 1e-9 and len(p) <= 2
+
+
+@pytest.mark.slow
+def test_compas_three_rules_count_matches_a_direct_count(compas):
+    rs = rashomon_set(compas, 0.01, epsilon=0.05, max_length=3)
+    optimum, _, count = count_members(compas.X, compas.y, 0.01, 3, epsilon=0.05)
+    assert rs.optimum == pytest.approx(optimum, abs=1e-12) and rs.count == count
+    assert not math.isnan(rs.complete_below)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rs.class_counts().sum(1).tolist() == [rs.count] * compas.n_samples
