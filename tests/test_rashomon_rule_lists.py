@@ -145,6 +145,17 @@ def test_weighted_levels_key_errors_by_float_sums():
         assert model.objective == rs.objective_of_index(i)  # the same float: the same sums in the same order
 
 
+def test_many_levels_grow_the_pair_table():
+    rng = np.random.default_rng(9)  # real weights: nearly every list its own float errors, so its own level
+    A = (rng.random((30, 6)) < 0.4).astype(np.uint8)
+    y = rng.integers(0, 3, 30).astype(np.uint8)
+    w = rng.uniform(0.1, 3.0, 30)
+    optimum, limit, members = rashomon_members(A, y, 0.0, bound=1.0, max_length=None, sample_weight=w, n_classes=3)
+    rs = rashomon_set(dataset(A, y, 3, w), 0.0, bound=1.0)
+    assert rs.counters["pairs"] > 256 and len(rs.levels) == rs.counters["pairs"]  # 256: the first capacity
+    check_against_twin(A, y, 3, w, 0.0, None, rs, optimum, limit, members)
+
+
 # -- the empty set and bad inputs ------------------------------------------------------------------------------
 def test_bound_below_the_optimum_gives_an_empty_set_with_a_warning():
     rng = np.random.default_rng(2)

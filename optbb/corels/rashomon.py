@@ -233,11 +233,11 @@ class Search:
                                 ent_count=grow(s.ent_count, rows, stop))
 
     def _grow_pairs(self, rows: int, stop) -> None:
-        old, used = self.pairs, int(self.st[K.S_PAIRS])
-        fresh = K.new_pairs(rows, self.p.m)
-        fresh = fresh._replace(**{name: grow(getattr(old, name), rows, stop)
-                                  for name in ("err", "k", "count", "scratch")})
-        K.rebuild_table(fresh, used)
+        """Longer pair arrays and a table rebuilt at their size (load at most a half)."""
+        old = self.pairs
+        longer = {name: grow(getattr(old, name), rows, stop) for name in ("err", "k", "count", "scratch")}
+        fresh = old._replace(table=K.new_pairs(rows, 1).table, **longer)
+        K.rebuild_table(fresh, int(self.st[K.S_PAIRS]))
         self.pairs = fresh
 
     def finish(self, status: Status):
@@ -406,10 +406,10 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     ``memory_limit`` (bytes of the stored tree and queue, a size such as ``"2G"``, ``"auto"`` for half of the
     physical memory, or None) stop the search with that status; the set then holds the members found so far and is
     complete below ``complete_below`` (every list within it, tolerance included, is a member): just below the least
-    lower bound of the prefixes still queued, as the search expands them least bound first.  A stop while the optimum is
-    searched (``epsilon``) leaves the set empty, its bound taken from the best list found and ``complete_below``
-    below the optimum's lower bound.  A bound below the optimum gives an empty set and a ``UserWarning``
-    (``counters["empty"]`` says why).
+    lower bound of the prefixes still queued, as the search expands them least bound first.  A stop while the
+    optimum is searched (``epsilon``) leaves the set empty, its bound taken from the best list found and
+    ``complete_below`` below the optimum's lower bound.  A bound below the optimum gives an empty set and a
+    ``UserWarning`` (``counters["empty"]`` says why).
 
     Counters: ``total_time`` and ``kernel_load_time`` (seconds; compiling or loading the kernels is off the
     clock), ``memory_bytes`` (peak bytes of the search's arrays), ``nodes`` (prefixes evaluated), ``optimum_nodes``
