@@ -1,6 +1,6 @@
 """The Rashomon set of sparse decision trees: every tree whose objective is within a bound, counted exactly.
 
-A subproblem is a support ``S`` (the training rows reaching a node, a Python-int bitset) with a depth budget ``d``.
+A subproblem is a support ``S`` (the training rows reaching a node, a packed bitset) with a depth budget ``d``.
 For a cost budget ``B`` the subproblem holds the multiset of achievable ``(errors, leaves)`` pairs of its trees
 with cost ``errors / N + regularization * leaves`` at most ``B``, each with the number of trees achieving it:
 
@@ -13,18 +13,27 @@ Every count is exact for the pairs within the budget (a tree within ``B`` splits
 budgets), and a budget that grows later only adds pairs, so the structure is built once per subproblem and widened
 on demand.  Listing, unranking, the per-sample class counts (each subproblem's weight as a leaf, passed top-down)
 and the per-feature usage (recounting without the feature) read the same structure.
+
+The construction runs in the compiled chunks of :mod:`optbb.osdt.rashomon_search` over the arrays of
+:mod:`optbb.osdt.rashomon_store`; :class:`TreeSpace` drives them (limits and Ctrl-C between chunks, growth) and
+reads the result by subproblem id.
 """
 from __future__ import annotations
 
-import heapq
 import math
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..common.rashomon import BOUND_TOLERANCE
-from .rashomon_kernel import KEY, convolve, merge
+from ..common.bitset import n_words, pack_columns, pack_rows
+from ..common.equivalence import minority_vector
+from ..common.driver import DONE, FIRST_WORK, NEED_MEMORY, NODE_LIMIT, PAUSED, next_work
+from ..common.growth import GrowthStopped
+from .dp_search import weight_layers
+from .rashomon_kernel import KEY
+from .rashomon_search import OVERFLOW, add_root, build_chunk, run, start_optimum, start_widen
+from .rashomon_store import (F_RET, M_BUILD, N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS,
+                             S_MODE, S_NODES, S_ROOT, S_SOLVED, Data, Store, frame_rows)
 
 UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never decremented to 0)
 
@@ -40,84 +49,39 @@ class LimitReached(Exception):
         self.status = status
 
 
-EMPTY = np.zeros(0, dtype=np.int64)
-
-
-@dataclass(eq=False)
-class Node:
-    """A subproblem: support ``S``, depth budget ``d``, the budget its pairs cover, its leaf and its split options
-    ``(feature, zero child, one child)``.  Its pairs are ``keys`` (``errors * KEY + leaves``, sorted) with ``counts``
-    (the number of trees of each); ``pairs`` is the same as a dict ``(errors, leaves) -> count``."""
-
-    S: int
-    d: int
-    leaf_errors: int
-    label: int
-    budget: float = -math.inf
-    keys: np.ndarray = field(default_factory=lambda: EMPTY)
-    counts: np.ndarray = field(default_factory=lambda: EMPTY)
-    options: list = field(default_factory=list)
-    _pairs: dict | None = None
-    leaf_info: tuple | None = None  # (rows, misclassified rows, class amounts) of the leaf, once a model needs it
-
-    @property
-    def errors(self) -> np.ndarray:
-        return self.keys // KEY
-
-    @property
-    def leaves(self) -> np.ndarray:
-        return self.keys % KEY
-
-    @property
-    def pairs(self) -> dict:
-        if self._pairs is None:
-            self._pairs = {(int(k) // KEY, int(k) % KEY): int(c) for k, c in zip(self.keys, self.counts)}
-        return self._pairs
-
-    @property
-    def order(self) -> list:
-        """The pairs in key order (errors, then leaves): the listing order of a split's left subtrees."""
-        return list(self.pairs)
-
-
 class Amounts:
-    """The training rows as bitsets: class masks and integer amounts (1 per row, or weights scaled to integers
-    exactly for dyadic weights), with the equivalent-points minority (rows outside their identical-feature group's
-    majority class, Angelino et al. Thm 20: the errors every tree makes on a support)."""
+    """The training rows as packed bitsets for the kernels (:class:`~optbb.osdt.rashomon_store.Data`): feature and
+    class masks and integer amounts (1 per row, or weights scaled to integers exactly for dyadic weights) in amount
+    layers, with the equivalent-points minority (rows outside their identical-feature group's majority class,
+    Angelino et al. Thm 20: the errors every tree makes on a support)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight: np.ndarray | None):
+        X = np.ascontiguousarray(X, dtype=np.uint8)
         n, self.m = X.shape
-        self.n, self.K = n, n_classes
-        self.all = (1 << n) - 1
-        self.features = [_mask(X[:, j] == 1) for j in range(self.m)]
-        self.classes = [_mask(y == k) for k in range(n_classes)]
-        if sample_weight is None:
-            self.amount, self.table = np.ones(n, dtype=np.int64), None
-        else:
-            self.amount = scaled_weights(sample_weight)
-            self.table = _byte_tables(self.amount)
+        self.n, self.K, self.y = n, n_classes, np.asarray(y, dtype=np.int64)
+        self.weighted = sample_weight is not None
+        self.amount = scaled_weights(sample_weight) if self.weighted else np.ones(n, dtype=np.int64)
         self.total = int(self.amount.sum())
         # the weight of one amount unit (1 for unweighted data)
         self.weight_unit = 1.0 if sample_weight is None else float(np.sum(sample_weight)) / max(self.total, 1)
-        self.minority = _mask(_minority_rows(X, y, self.amount, n_classes))
+        layers, mult = weight_layers(self.amount)
+        lbits = pack_rows(layers)
+        classes = pack_rows(np.stack([self.y == k for k in range(n_classes)]))
+        # the minority amount of a support does not depend on how ties are broken: equivalent rows are never split
+        minority = pack_rows(minority_vector(X, self.y, self.amount.astype(np.float64))[None, :].astype(bool))
+        self.words = n_words(n)
+        self.data = Data(pack_columns(X), np.ascontiguousarray((classes[:, None, :] & lbits[None]).reshape(-1, self.words)),
+                         np.ascontiguousarray(minority & lbits), np.asarray(mult, dtype=np.int64))
+        self.all = pack_rows(np.ones((1, n), dtype=bool))[0]
 
-    def mass(self, S: int) -> int:
-        """The amount of the rows of ``S``."""
-        if self.table is None:
-            return S.bit_count()
-        raw = np.frombuffer(S.to_bytes(self.table.shape[0], "little"), dtype=np.uint8)
-        return int(self.table[np.arange(raw.size), raw].sum())
-
-    def leaf(self, S: int) -> tuple[int, int]:
-        """``(errors, label)`` of a leaf on ``S``: the majority class, ties to the larger class index."""
-        amounts = [self.mass(S & c) for c in self.classes]
-        best = max(range(self.K), key=lambda k: (amounts[k], k))
-        return sum(amounts) - amounts[best], best
-
-    def rows(self, S: int) -> np.ndarray:
-        """Indices of the rows of ``S``."""
-        raw = np.frombuffer(S.to_bytes((self.n + 7) // 8, "little"), dtype=np.uint8)
+    def rows(self, words: np.ndarray) -> np.ndarray:
+        """Indices of the rows of a support (its words)."""
+        raw = np.ascontiguousarray(words[:self.words], dtype="<u8").view(np.uint8)
         return np.flatnonzero(np.unpackbits(raw, bitorder="little")[:self.n])
+
+    def class_amounts(self, rows: np.ndarray) -> np.ndarray:
+        """The amount of each class among ``rows`` (int64)."""
+        return np.bincount(self.y[rows], weights=self.amount[rows], minlength=self.K).astype(np.int64)
 
 
 def scaled_weights(w: np.ndarray) -> np.ndarray:
@@ -128,32 +92,8 @@ def scaled_weights(w: np.ndarray) -> np.ndarray:
     return np.rint(np.ldexp(w, shift)).astype(np.int64)
 
 
-def _mask(rows: np.ndarray) -> int:
-    packed = np.packbits(np.asarray(rows, dtype=bool), bitorder="little")
-    return int.from_bytes(packed.tobytes(), "little")
-
-
-def _byte_tables(amount: np.ndarray) -> np.ndarray:
-    """``table[b, v]``: the amount of the rows of byte ``b`` whose bits are set in ``v``."""
-    nb = (amount.size + 7) // 8
-    padded = np.zeros(nb * 8, dtype=np.int64)
-    padded[:amount.size] = amount
-    bits = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.int64)
-    return padded.reshape(nb, 8) @ bits.T
-
-
-def _minority_rows(X, y, amount, K) -> np.ndarray:
-    """Rows outside the majority class (largest amount, ties to the larger class) of their identical-row group."""
-    _, group = np.unique(X, axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    per = np.zeros((group.max() + 1, K), dtype=np.int64)
-    np.add.at(per, (group, y), amount)
-    major = (per.shape[1] - 1) - np.argmax(per[:, ::-1], axis=1)
-    return y != major[group]
-
-
 class TreeSpace:
-    """The subproblems of one Rashomon construction and their optima."""
+    """The subproblems of one Rashomon construction and their optima, built in compiled chunks, read by id."""
 
     def __init__(self, amounts: Amounts, regularization: float, max_depth: int | None, exclude_useless: bool,
                  deadline: float | None = None, node_limit: int | None = None, memory_limit: int | None = None):
@@ -161,193 +101,158 @@ class TreeSpace:
         self.lam = float(regularization)
         self.depth = UNLIMITED if max_depth is None else int(max_depth)
         self.exclude_useless = exclude_useless
-        self.nodes: dict[tuple[int, int], Node] = {}
-        self.optima: dict[tuple[int, int], float] = {}
-        self.deadline, self.node_limit, self.memory_limit = deadline, node_limit, memory_limit
-        self.evaluations = 0
-        self.pair_count = 0
-        self._splits: dict = {}  # node id -> pair -> its splits (listing order)
+        self.deadline, self.memory_limit = deadline, memory_limit
+        self.store = Store(amounts.words, frame_rows(self.depth, amounts.m), amounts.total, self.lam, amounts.K,
+                           exclude_useless, node_limit)
+        s = self.store
+        add_root(s.nodes, amounts.data, s.frames, s.st, amounts.all, self.depth)
+        self.root = int(s.st[S_ROOT])
+        self._splits: dict = {}  # (node id, key) -> its splits (listing order)
 
-    # -- costs --------------------------------------------------------------------------------------------------
+    # -- counters -----------------------------------------------------------------------------------------------
+    @property
+    def evaluations(self) -> int:
+        return int(self.store.st[S_EVALS])
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.store.st[S_NODES])
+
+    @property
+    def n_solved(self) -> int:
+        """Subproblems with an optimum or a bound."""
+        return int(self.store.st[S_SOLVED])
+
+    def memory_bytes(self) -> int:
+        """Bytes of the construction's arrays."""
+        return self.store.memory_bytes()
+
     def cost(self, errors: int, leaves: int) -> float:
         return errors / self.a.total + self.lam * leaves
 
-    def _lower(self, S: int) -> float:
-        """A lower bound on any subtree of ``S``: one leaf and the equivalent-points errors."""
-        return self.a.mass(S & self.a.minority) / self.a.total + self.lam
+    # -- the construction ---------------------------------------------------------------------------------------
+    def optimum(self) -> float:
+        """The least cost of a tree on all the rows within the depth budget."""
+        start_optimum(self.store.st)
+        self._run()
+        return float(self.store.fs[F_RET])
 
-    def _node(self, S: int, d: int) -> Node:
-        node = self.nodes.get((S, d))
-        if node is None:
-            errors, label = self.a.leaf(S)
-            node = self.nodes[(S, d)] = Node(S, d, errors, label)
-        return node
-
-    def _tick(self) -> None:
-        self.evaluations += 1
-        if self.evaluations & 255:
-            return
-        from ..common.result import Status
-        if self.deadline is not None and time.perf_counter() >= self.deadline:
-            raise LimitReached(Status.TIME_LIMIT)
-        if self.node_limit is not None and self.evaluations >= self.node_limit:
-            raise LimitReached(Status.NODE_LIMIT)
-        if self.memory_limit is not None and self.memory_bytes() > self.memory_limit:
-            raise LimitReached(Status.MEMORY_LIMIT)
-
-    def memory_bytes(self) -> int:
-        """Estimated bytes of the structure (subproblems, their supports and pairs)."""
-        return len(self.nodes) * (200 + self.a.n // 8) + len(self.optima) * 120 + self.pair_count * 150
-
-    # -- the optimum of a subproblem ----------------------------------------------------------------------------
-    def optimum(self, S: int, d: int, cutoff: float = math.inf) -> float:
-        """The least cost of a tree on ``S`` with depth budget ``d`` when it is at most ``cutoff``; else a lower
-        bound above ``cutoff`` (the search stops there).  Splits are pruned by the one-leaf and equivalent-points
-        bound of each child (Hu et al. 2019 Thm 3.2, Angelino et al. 2018 Thm 20) against the best tree so far or
-        the cutoff, whichever is lower."""
-        key = (S, d)
-        got = self.optima.get(key)
-        if got is not None and (got[1] or got[0] > cutoff):
-            return got[0]
-        self._tick()
-        node = self._node(S, d)
-        best = self.cost(node.leaf_errors, 1)
-        floor = math.inf  # the least lower bound of a split set aside
-        if d > 0 and best > 2 * self.lam + self.a.mass(S & self.a.minority) / self.a.total:
-            top = cutoff + 2 * BOUND_TOLERANCE * max(1.0, abs(cutoff)) if cutoff < math.inf else math.inf
-            for f in range(self.a.m):
-                L, R = S & ~self.a.features[f], S & self.a.features[f]
-                if not L or not R:
-                    continue
-                t = min(best, top)
-                lb_r = self._lower(R)
-                low = self._lower(L) + lb_r
-                if low < t:
-                    low = self.optimum(L, d - 1, t - lb_r) + lb_r
-                    if low < t:
-                        low = low - lb_r + self.optimum(R, d - 1, t - low + lb_r)
-                        if low < t:
-                            best = low
-                            continue
-                floor = min(floor, low)
-            if best > top:  # no tree within the cutoff: a lower bound above it
-                self.optima[key] = (min(best, floor), False)
-                return min(best, floor)
-        self.optima[key] = (best, True)
-        return best
-
-    # -- the pairs within a budget ------------------------------------------------------------------------------
-    def widen(self, S: int, d: int, budget: float) -> Node:
-        """The subproblem with every ``(errors, leaves)`` pair of cost at most ``budget`` (and its counts).
+    def widen(self, budget: float) -> None:
+        """Give the root every ``(errors, leaves)`` pair of cost at most ``budget`` (and its counts).
 
         Two passes: top-down, each subproblem (parents first) passes its budget minus the sibling's optimum to its
         children (the largest over its parents); bottom-up, each subproblem convolves its children's pairs once."""
-        root = self._node(S, d)
-        wanted = {id(root): budget}
-        heap = [(-d, -S.bit_count(), S, d)]
-        planned = []
-        while heap:
-            _, _, s, depth = heapq.heappop(heap)
-            node = self.nodes[(s, depth)]
-            limit = wanted.pop(id(node), None)
-            if limit is None or node.budget >= limit:
-                continue
-            self._tick()
-            limit += 2 * BOUND_TOLERANCE * max(1.0, abs(limit))  # sums in another order differ in their last bits
-            candidates = list(self._candidates(node, limit))
-            for _, left, right, o_l, o_r in candidates:
-                for child, rest in ((left, o_r), (right, o_l)):
-                    if child.budget < limit - rest and wanted.get(id(child), -math.inf) < limit - rest:
-                        if id(child) not in wanted:
-                            heapq.heappush(heap, (-child.d, -child.S.bit_count(), child.S, child.d))
-                        wanted[id(child)] = limit - rest
-            planned.append((node, limit, candidates))
-        for node, limit, candidates in reversed(planned):
-            self._build(node, limit, candidates)
-        return root
+        s = self.store
+        start_widen(s.nodes, s.plan, s.st, float(budget))
+        self._run()
 
-    def _candidates(self, node: Node, limit: float):
-        """``(feature, left, right, opt left, opt right)`` of the splits of ``node`` that can fit within
-        ``limit``: both sides non-empty, their optima (and first their one-leaf bounds) within it."""
-        S, d = node.S, node.d
-        if d == 0 or 2 * self.lam + self.a.mass(S & self.a.minority) / self.a.total > limit:
-            return
-        for f in range(self.a.m):
-            L, R = S & ~self.a.features[f], S & self.a.features[f]
-            if not L or not R:
+    def _run(self) -> None:
+        """Chunks of the kernel until the operation asked is done; the time limit, Ctrl-C (a KeyboardInterrupt
+        between chunks), the node limit and the memory limit end it with :class:`LimitReached`."""
+        from ..common.result import Status
+        s, work = self.store, FIRST_WORK
+        while True:
+            remaining = math.inf if self.deadline is None else self.deadline - time.perf_counter()
+            if remaining <= 0:
+                raise LimitReached(Status.TIME_LIMIT)
+            t0 = time.perf_counter()
+            if s.st[S_MODE] == M_BUILD:
+                code = build_chunk(s.nodes, s.pools, s.plan, s.st, s.fs, work)
+            else:
+                code = run(s.nodes, s.plan, s.frames, self.a.data, s.st, s.fs, work)
+            if code == DONE:
+                return
+            if code == PAUSED:
                 continue
-            lb_r = self._lower(R)
-            if self._lower(L) + lb_r > limit:
-                continue
-            o_l = self.optimum(L, d - 1, limit - lb_r)
-            if o_l + lb_r > limit:
-                continue
-            o_r = self.optimum(R, d - 1, limit - o_l)
-            if o_l + o_r <= limit:
-                yield f, self._node(L, d - 1), self._node(R, d - 1), o_l, o_r
+            if code == NODE_LIMIT:
+                raise LimitReached(Status.NODE_LIMIT)
+            if code == OVERFLOW:
+                raise OverflowError(TOO_MANY)
+            if code == NEED_MEMORY:
+                self._grow()
+            else:
+                work = next_work(work, time.perf_counter() - t0, remaining)
 
-    def _build(self, node: Node, limit: float, candidates: list) -> None:
-        """Convolve the children's pairs into ``node``'s pairs within ``limit`` (its children are built)."""
-        keys, counts, options = [], [], []
-        if self.cost(node.leaf_errors, 1) <= limit:
-            keys.append(np.array([node.leaf_errors * KEY + 1], dtype=np.int64))
-            counts.append(np.ones(1, dtype=np.int64))
-        for f, left, right, _, _ in candidates:
-            k, c, over = convolve(left.keys, left.counts, right.keys, right.counts, node.leaf_errors, limit,
-                                  float(self.a.total), self.lam, self.exclude_useless)
-            if over:
-                raise OverflowError(TOO_MANY)
-            if k.size:
-                keys.append(k)
-                counts.append(c)
-                options.append((f, left, right))
-        old = node.keys.size
-        if keys:
-            node.keys, node.counts, over = merge(np.concatenate(keys), np.concatenate(counts))
-            if over:
-                raise OverflowError(TOO_MANY)
-        self.pair_count += node.keys.size - old
-        node.options, node.budget, node._pairs = options, limit, None
+    def _grow(self) -> None:
+        from ..common.result import Status
+        past = (lambda: False) if self.deadline is None else (lambda: time.perf_counter() >= self.deadline)
+        try:
+            if not self.store.grow(self.memory_limit, past):
+                raise LimitReached(Status.MEMORY_LIMIT)
+        except GrowthStopped:
+            raise LimitReached(Status.TIME_LIMIT) from None
+
+    # -- reading by subproblem id -------------------------------------------------------------------------------
+    def keys(self, i: int) -> np.ndarray:
+        """The subproblem's pairs (``errors * KEY + leaves``, sorted)."""
+        row = self.store.nodes.ints[i]
+        return self.store.pools.keys[row[N_PAIR_OFF]:row[N_PAIR_OFF] + row[N_PAIR_LEN]]
+
+    def counts(self, i: int) -> np.ndarray:
+        """The number of trees of each of its pairs."""
+        row = self.store.nodes.ints[i]
+        return self.store.pools.counts[row[N_PAIR_OFF]:row[N_PAIR_OFF] + row[N_PAIR_LEN]]
+
+    def options(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Its split options: features, zero-side ids, one-side ids."""
+        row, p = self.store.nodes.ints[i], self.store.pools
+        sl = slice(row[N_OPT_OFF], row[N_OPT_OFF] + row[N_OPT_LEN])
+        return p.feat[sl], p.left[sl], p.right[sl]
+
+    def leaf_errors(self, i: int) -> int:
+        return int(self.store.nodes.ints[i, N_ERRORS])
+
+    def label(self, i: int) -> int:
+        return int(self.store.nodes.ints[i, N_LABEL])
+
+    def rows(self, i: int) -> np.ndarray:
+        """Indices of its rows."""
+        return self.a.rows(self.store.nodes.rows[i])
 
     # -- listing and unranking ----------------------------------------------------------------------------------
-    def splits(self, node: Node, errors: int, leaves: int) -> tuple:
+    def splits(self, node: int, errors: int, leaves: int) -> tuple:
         """The ways ``node`` reaches the pair, in the listing order (options by feature, then the left pair's
         key): arrays of the option, the left and right pair indices, and the cumulative number of trees (cached per
         node and pair)."""
-        cache = self._splits.setdefault(id(node), {})
-        got = cache.get((errors, leaves))
+        key = errors * KEY + leaves
+        got = self._splits.get((node, key))
         if got is None:
-            got = cache[(errors, leaves)] = self._find_splits(node, errors * KEY + leaves)
+            got = self._splits[(node, key)] = self._find_splits(node, key)
         return got
 
-    def _find_splits(self, node: Node, key: int) -> tuple:
-        opts, lefts, rights, ways = [EMPTY], [EMPTY], [EMPTY], [EMPTY]
-        for o, (_, left, right) in enumerate(node.options):
-            want = key - left.keys  # the right pair each left pair needs (keys add)
-            at = np.minimum(np.searchsorted(right.keys, want), right.keys.size - 1)
-            hit = right.keys[at] == want
+    def _find_splits(self, node: int, key: int) -> tuple:
+        empty = np.zeros(0, dtype=np.int64)
+        opts, lefts, rights, ways = [empty], [empty], [empty], [empty]
+        _, left_ids, right_ids = self.options(node)
+        for o, (left, right) in enumerate(zip(left_ids, right_ids)):
+            lk, rk = self.keys(left), self.keys(right)
+            want = key - lk  # the right pair each left pair needs (keys add)
+            at = np.minimum(np.searchsorted(rk, want), rk.size - 1)
+            hit = rk[at] == want
             if self.exclude_useless:
-                hit &= ~((left.leaves == 1) & (right.leaves[at] == 1) & (key // KEY >= node.leaf_errors))
+                hit &= ~((lk % KEY == 1) & (rk[at] % KEY == 1) & (key // KEY >= self.leaf_errors(node)))
             li = np.flatnonzero(hit)
             opts.append(np.full(li.size, o, dtype=np.int64))
             lefts.append(li)
             rights.append(at[li])
-            ways.append(left.counts[li] * right.counts[at[li]])
+            ways.append(self.counts(left)[li] * self.counts(right)[at[li]])
         opt, li, ri, way = (np.concatenate(x) for x in (opts, lefts, rights, ways))
         return opt, li, ri, np.cumsum(way)
 
-    def _split(self, node: Node, arrays: tuple, b: int):
+    def _split(self, node: int, arrays: tuple, b: int):
         """The ``b``-th way of :meth:`splits`: feature, children, their pairs and the right child's count."""
         opt, li, ri, _ = arrays
-        f, left, right = node.options[int(opt[b])]
-        kl, kr = int(left.keys[li[b]]), int(right.keys[ri[b]])
-        return f, left, right, (kl // KEY, kl % KEY), (kr // KEY, kr % KEY), int(right.counts[ri[b]])
+        feat, left_ids, right_ids = self.options(node)
+        o = int(opt[b])
+        f, left, right = int(feat[o]), int(left_ids[o]), int(right_ids[o])
+        kl, kr = int(self.keys(left)[li[b]]), int(self.keys(right)[ri[b]])
+        return f, left, right, (kl // KEY, kl % KEY), (kr // KEY, kr % KEY), int(self.counts(right)[ri[b]])
 
-    def shapes(self, node: Node, errors: int, leaves: int):
+    def shapes(self, node: int, errors: int, leaves: int):
         """Every tree shape of ``node`` with the pair, in the listing order: ``("leaf", node)`` or
         ``("split", f, zero shape, one shape)``."""
         if leaves == 1:
-            if errors == node.leaf_errors:
+            if errors == self.leaf_errors(node):
                 yield ("leaf", node)
             return
         arrays = self.splits(node, errors, leaves)
@@ -357,7 +262,7 @@ class TreeSpace:
                 for one in self.shapes(right, *pr):
                     yield ("split", f, zero, one)
 
-    def unrank(self, node: Node, errors: int, leaves: int, k: int):
+    def unrank(self, node: int, errors: int, leaves: int, k: int):
         """The ``k``-th shape of :meth:`shapes` (same order), found by counting instead of listing."""
         if leaves == 1:
             return ("leaf", node)

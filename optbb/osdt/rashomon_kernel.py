@@ -1,5 +1,7 @@
-"""Compiled kernels of the Rashomon set of trees: the convolution of two subproblems' ``(errors, leaves)`` pair
-multisets, and the merge of a subproblem's pairs.  A pair is the key ``errors * KEY + leaves`` (``KEY = 2**20``)."""
+"""Compiled kernels of the Rashomon set of trees on ``(errors, leaves)`` pair multisets: the convolution of two
+subproblems' pairs into a table of distinct keys (their counts summed), the table's pairs in key order, and the
+combinations of two children's pairs that make a parent's.  A pair is the key ``errors * KEY + leaves``
+(``KEY = 2**20``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,55 +10,115 @@ from ..common.jit import njit
 
 KEY = 1 << 20
 COUNT_CAP = 2.0 ** 62  # counts stay below this (int64 with room for a sum); beyond it the kernels report overflow
+FREE = -1  # a free slot of a pair table (keys are positive)
 
 
 @njit(cache=True)
-def convolve(lk, lc, rk, rc, leaf_errors, limit, total, lam, exclude):
-    """Keys and counts of the trees splitting into a left subtree (``lk``, ``lc``) and a right one (``rk``,
-    ``rc``) whose cost ``errors / total + lam * leaves`` is at most ``limit``; with ``exclude`` two leaves count
-    only when their errors are below ``leaf_errors``.  The third result is True when a count would pass
-    :data:`COUNT_CAP`."""
-    n = lk.size * rk.size
-    keys = np.empty(n, dtype=np.int64)
-    counts = np.empty(n, dtype=np.int64)
-    k = 0
-    over = False
+def new_pairs(capacity):
+    """An empty pair table: ``keys`` (a power of two of slots, :data:`FREE` when free) and ``counts``."""
+    cap = 16
+    while cap < 2 * capacity:
+        cap *= 2
+    return np.full(cap, FREE, dtype=np.int64), np.zeros(cap, dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def pair_slot(keys, key):
+    """The slot of ``key`` in the table, or the free slot where it goes (linear probing)."""
+    mask = np.uint64(keys.shape[0] - 1)
+    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
+    slot = np.int64((h >> np.uint64(32)) & mask)
+    while keys[slot] != FREE and keys[slot] != key:
+        slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
+    return slot
+
+
+@njit(cache=True)
+def room_for(keys, counts, n, more):
+    """The table, or a copy twice as large or more, with room for ``more`` keys beyond its ``n`` (half full at
+    most)."""
+    if 2 * (n + more) <= keys.shape[0]:
+        return keys, counts
+    bigger, more_counts = new_pairs(n + more)
+    for s in range(keys.shape[0]):
+        if keys[s] != FREE:
+            t = pair_slot(bigger, keys[s])
+            bigger[t], more_counts[t] = keys[s], counts[s]
+    return bigger, more_counts
+
+
+@njit(cache=True, inline="always")
+def put_pair(keys, counts, key, count):
+    """Add ``count`` trees of ``key`` to a table with room for it: ``(new key, over)``, ``over`` True when the sum
+    reaches :data:`COUNT_CAP`."""
+    slot = pair_slot(keys, key)
+    if keys[slot] == FREE:
+        keys[slot], counts[slot] = key, count
+        return True, float(count) >= COUNT_CAP
+    over = float(counts[slot]) + float(count) >= COUNT_CAP
+    counts[slot] += count
+    return False, over
+
+
+@njit(cache=True)
+def convolve(keys, counts, n, lk, lc, rk, rc, leaf_errors, limit, total, lam, exclude):
+    """Add to the table the trees splitting into a left subtree (``lk``, ``lc``) and a right one (``rk``, ``rc``)
+    whose cost ``errors / total + lam * leaves`` is at most ``limit``; with ``exclude`` two leaves count only when
+    their errors are below ``leaf_errors``.  Returns ``(keys, counts, n, added, over)``: ``added`` True when some
+    tree was added, ``over`` when a count would pass :data:`COUNT_CAP`.
+
+    The cost grows with the errors and with the leaves (and so does its floating-point value), so along the right
+    pairs (sorted by errors, then leaves) a pair over the limit ends its run of equal errors, and one over it even
+    with a single leaf on the right ends the left pair's loop."""
+    added = over = False
+    nxt = next_errors(rk)
     for i in range(lk.size):
+        keys, counts = room_for(keys, counts, n, rk.size)
         el, ll = lk[i] // KEY, lk[i] % KEY
-        for j in range(rk.size):
+        j = 0
+        while j < rk.size:
             e = el + rk[j] // KEY
             leaves = ll + rk[j] % KEY
             if e / total + lam * leaves > limit:
+                if e / total + lam * (ll + 1) > limit:
+                    break
+                j = nxt[j]
                 continue
-            if exclude and ll == 1 and leaves == 2 and e >= leaf_errors:
-                continue
-            if float(lc[i]) * float(rc[j]) >= COUNT_CAP:
-                over = True
-            keys[k] = e * KEY + leaves
-            counts[k] = lc[i] * rc[j]
-            k += 1
-    return keys[:k], counts[:k], over
+            if not (exclude and ll == 1 and leaves == 2 and e >= leaf_errors):
+                if float(lc[i]) * float(rc[j]) >= COUNT_CAP:
+                    over = True
+                new, o = put_pair(keys, counts, e * KEY + leaves, lc[i] * rc[j])
+                n += new
+                over |= o
+                added = True
+            j += 1
+    return keys, counts, n, added, over
 
 
 @njit(cache=True)
-def merge(keys, counts):
-    """The distinct keys, sorted, with the sum of their counts; True when a sum passes :data:`COUNT_CAP`."""
-    order = np.argsort(keys, kind="mergesort")
-    out_k = np.empty(keys.size, dtype=np.int64)
-    out_c = np.empty(keys.size, dtype=np.int64)
-    n = 0
-    over = False
-    for t in range(order.size):
-        i = order[t]
-        if n > 0 and out_k[n - 1] == keys[i]:
-            if float(out_c[n - 1]) + float(counts[i]) >= COUNT_CAP:
-                over = True
-            out_c[n - 1] += counts[i]
-        else:
-            out_k[n] = keys[i]
-            out_c[n] = counts[i]
-            n += 1
-    return out_k[:n].copy(), out_c[:n].copy(), over
+def next_errors(keys):
+    """For each pair of sorted ``keys``, the index of the first pair with more errors."""
+    nxt = np.empty(keys.size, dtype=np.int64)
+    end = keys.size
+    for j in range(keys.size - 1, -1, -1):
+        if j + 1 < keys.size and keys[j + 1] // KEY != keys[j] // KEY:
+            end = j + 1
+        nxt[j] = end
+    return nxt
+
+
+@njit(cache=True)
+def sorted_pairs(keys, counts, n):
+    """The table's ``n`` keys in increasing order with their counts."""
+    out_k = np.empty(n, dtype=np.int64)
+    out_c = np.empty(n, dtype=np.int64)
+    k = 0
+    for s in range(keys.shape[0]):
+        if keys[s] != FREE:
+            out_k[k], out_c[k] = keys[s], counts[s]
+            k += 1
+    order = np.argsort(out_k)
+    return out_k[order], out_c[order]
 
 
 @njit(cache=True)

@@ -11,7 +11,7 @@ from ..common.limits import parse_memory
 from ..common.rashomon import RashomonSet, check_bound, resolve_bound
 from ..common.result import Status
 from ..common.validation import check_number
-from .rashomon import UNLIMITED, Amounts, LimitReached, TreeSpace
+from .rashomon import Amounts, LimitReached, TreeSpace
 from .rashomon_trees import TreeBackend
 
 # The set is widened to the bound in these shares of ``bound - optimum``: a limit that stops a stage leaves the set
@@ -64,15 +64,13 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     deadline = None if time_limit is None else started + float(time_limit)
     space = TreeSpace(amounts, lam, max_depth, bool(exclude_useless), deadline, node_limit,
                       parse_memory(memory_limit))
-    depth = UNLIMITED if max_depth is None else max_depth
     status, optimum, reached = Status.OPTIMAL, math.nan, -math.inf
-    root = space._node(amounts.all, depth)
     try:
-        optimum = space.optimum(amounts.all, depth)
+        optimum = space.optimum()
         limit = resolve_bound(optimum, epsilon, bound)
         for share in STAGES:
             level = optimum + share * (limit - optimum) if limit > optimum else limit
-            space.widen(amounts.all, depth, level)
+            space.widen(level)
             reached = level
             if level >= limit:
                 break
@@ -84,13 +82,13 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     if status is Status.OPTIMAL and limit < optimum:
         warnings.warn(f"the bound {limit:.6g} is below the optimum {optimum:.6g}: the Rashomon set is empty",
                       stacklevel=2)
-    backend = TreeBackend(space, root, min(reached, limit) if status is Status.OPTIMAL else reached,
+    backend = TreeBackend(space, space.root, min(reached, limit) if status is Status.OPTIMAL else reached,
                           data.feature_names, classes)
     total = time.perf_counter() - started
-    counters = {"total_time": total, "subproblems": len(space.nodes), "optima": len(space.optima),
+    counters = {"total_time": total, "subproblems": space.n_nodes, "optima": space.n_solved,
                 "evaluations": space.evaluations, "memory_bytes": space.memory_bytes()}
     if verbose:
         print(f"Rashomon set of trees: {sum(lv.count for lv in backend.levels)} trees within {limit:.6g} "
-              f"(optimum {optimum:.6g}), {len(space.nodes)} subproblems, {total:.2f} s, {status.value}")
+              f"(optimum {optimum:.6g}), {space.n_nodes} subproblems, {total:.2f} s, {status.value}")
     return RashomonSet("trees", backend, optimum, limit, status,
                        limit if status is Status.OPTIMAL else reached, lam, counters)

@@ -1,0 +1,170 @@
+"""The arrays of one Rashomon construction of trees: the training rows packed, the subproblem store, the pools of
+pairs and options, the widening plan and the stack of optimum evaluations, with the chunk state.  The kernels of
+:mod:`optbb.osdt.rashomon_search` fill them; Python allocates them and grows them between chunks.
+
+- ``Data``: ``features[f]`` the rows with feature ``f`` = 1; ``ybits[c * L + l]`` the rows of class ``c`` in amount
+  layer ``l``; ``zbits[l]`` the equivalent-points minority rows of layer ``l``; ``mult[l]`` the amount of a row of
+  layer ``l`` (the amount of a set ``S`` of rows is ``sum_l mult[l] * popcount(S & layer l)``; unweighted data is
+  one layer of amount 1).
+- ``Nodes``: one entry per subproblem, its id stable: ``rows[i]`` its key, the support's words then the depth
+  budget in the last word, found through the key index ``index`` / ``ehash`` (:mod:`optbb.common.keyindex`);
+  ``ints[i, N_*]``: its number of rows, its leaf (errors and label: the majority class, ties to the larger class),
+  its equivalent-points amount, the state of its optimum, and the offset and length of its pairs and of its options
+  in the pools; ``vals[i, V_*]``: its optimum (``EXACT``) or a lower bound above the last cutoff asked (``BOUND``),
+  the budget its pairs cover and the budget the widening asks of it (-inf: none).
+- ``Pools``: pairs ``keys`` (``errors * KEY + leaves``, sorted per subproblem) with ``counts``; options ``feat``,
+  ``left`` (the zero side's id) and ``right`` (the one side's).  A subproblem widened again appends its new pairs
+  and options; the old ones stay unused.
+- ``Plan``: the widening pass: ``ints[:, P_HEAP]`` the heap of ids, and per planned subproblem ``ints[p, P_NODE]``,
+  its ``limit[p]`` and its candidate splits ``cands[ints[p, P_CAND_OFF]:...]`` (``C_FEAT``, ``C_LEFT``,
+  ``C_RIGHT``).
+- ``Frames``: the optimum evaluations in progress (``fi[k, FI_*]``, ``fv[k, FV_*]``) and ``buf``, the key being
+  looked up.
+
+Few arrays per tuple, fields as columns: a compiled function counts a reference to every array of a tuple it takes
+(inlined or not), and those atomic counts cost more than a step of the search.
+
+``st`` (int64) and ``fs`` (float64) hold the chunk state and the constants, at the ``S_*`` and ``F_*`` indices.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..common.growth import grow
+from ..common.keyindex import index_capacity, new_index, reindex
+
+Data = namedtuple("Data", "features ybits zbits mult")
+Nodes = namedtuple("Nodes", "index ehash rows ints vals")
+Pools = namedtuple("Pools", "keys counts feat left right")
+Plan = namedtuple("Plan", "ints limit cands")
+Frames = namedtuple("Frames", "fi fv buf")
+
+# st: the mode and phase of the chunk machine, the frame top, counters, what a NEED_MEMORY asks, the widening pass's
+# cursor, the pools' fill, the constants, an optimum asked (its support in ``frames.buf``) and its depth budget
+(S_MODE, S_PHASE, S_TOP, S_EVALS, S_NODES, S_SOLVED, S_NODE_LIMIT, S_RET_ID, S_NEED, S_NEED_PAIRS, S_NEED_OPTIONS,
+ S_CUR, S_CURSOR, S_LEFT, S_HEAP, S_PLANNED, S_CANDS, S_BUILD, S_PAIRS, S_OPTIONS, S_ROOT, S_K, S_EXCLUDE, S_ASKING,
+ S_ASK_D) = range(25)
+N_ST = 25
+# fs: the constants, the value an evaluation returned, the cutoff of the optimum asked, the widening pass's current
+# limit and split
+F_TOTAL, F_LAM, F_RET, F_CUTOFF, F_LIMIT, F_LB_R, F_O_L = range(7)
+N_FS = 7
+# a frame: its subproblem, depth budget, feature cursor and phase; its cutoff, the cutoff plus tolerance, the best
+# tree so far, the least bound of the splits set aside, and the split in progress (its threshold, the one side's
+# lower bound, the cost so far)
+FI_ID, FI_D, FI_F, FI_PHASE = range(4)
+FV_CUTOFF, FV_TOP, FV_BEST, FV_FLOOR, FV_T, FV_LB_R, FV_LOW = range(7)
+N_SIZE, N_ERRORS, N_LABEL, N_MINORITY, N_STATE, N_PAIR_OFF, N_PAIR_LEN, N_OPT_OFF, N_OPT_LEN = range(9)
+V_OPT, V_BUDGET, V_WANT = range(3)
+P_HEAP, P_NODE, P_CAND_OFF, P_CAND_LEN = range(4)
+C_FEAT, C_LEFT, C_RIGHT = range(3)
+# modes of the chunk machine
+M_IDLE, M_OPTIMUM, M_TOPDOWN, M_BUILD = range(4)
+# optimum states
+UNSOLVED, BOUND, EXACT = range(3)
+# what a NEED_MEMORY asks for
+NEED_NODES, NEED_POOLS, NEED_CANDS = range(3)
+
+FIRST_NODES, FIRST_PAIRS, FIRST_CANDS = 1024, 4096, 1024
+
+
+def new_nodes(capacity: int, key_words: int) -> Nodes:
+    """An empty store of ``capacity`` subproblems (keys of ``key_words`` words)."""
+    z, cap = np.zeros, capacity
+    return Nodes(new_index(index_capacity(cap)), z(cap, np.uint64), z((cap, key_words), np.uint64),
+                 z((cap, 9), np.int64), z((cap, 3), np.float64))
+
+
+def new_pools(pairs: int, options: int) -> Pools:
+    z = np.zeros
+    return Pools(z(pairs, np.int64), z(pairs, np.int64), z(options, np.int64), z(options, np.int64),
+                 z(options, np.int64))
+
+
+def new_plan(capacity: int, cands: int) -> Plan:
+    return Plan(np.zeros((capacity, 4), np.int64), np.zeros(capacity, np.float64), np.zeros((cands, 3), np.int64))
+
+
+def new_frames(rows: int, key_words: int) -> Frames:
+    return Frames(np.zeros((rows, 4), np.int64), np.zeros((rows, 7), np.float64), np.zeros(key_words, np.uint64))
+
+
+def new_state(total: int, lam: float, n_classes: int, exclude: bool, node_limit: int | None):
+    st = np.zeros(N_ST, np.int64)
+    st[S_TOP], st[S_ROOT] = -1, -1
+    st[S_NODE_LIMIT] = (1 << 62) if node_limit is None else int(node_limit)
+    st[S_K], st[S_EXCLUDE] = n_classes, int(exclude)
+    fs = np.zeros(N_FS, np.float64)
+    fs[F_TOTAL], fs[F_LAM] = float(total), lam
+    return st, fs
+
+
+class Store:
+    """The arrays of a construction (``nodes``, ``pools``, ``plan``, ``frames``, ``st``, ``fs``) and their growth
+    under a memory limit."""
+
+    def __init__(self, n_words: int, frame_rows: int, total: int, lam: float, n_classes: int, exclude: bool,
+                 node_limit: int | None):
+        self.nodes = new_nodes(FIRST_NODES, n_words + 1)
+        self.pools = new_pools(FIRST_PAIRS, FIRST_NODES)
+        self.plan = new_plan(FIRST_NODES, FIRST_CANDS)
+        self.frames = new_frames(frame_rows, n_words + 1)
+        self.st, self.fs = new_state(total, lam, n_classes, exclude, node_limit)
+
+    def arrays(self) -> list:
+        return [*self.nodes, *self.pools, *self.plan, *self.frames, self.st, self.fs]
+
+    def memory_bytes(self) -> int:
+        return int(sum(a.nbytes for a in self.arrays()))
+
+    def grow(self, memory_limit: int | None, stop) -> bool:
+        """Enlarge what the last chunk ran out of (``st[S_NEED]``): False when ``memory_limit`` forbids it (the old
+        arrays and the new ones are alive together while copying); may raise
+        :class:`~optbb.common.growth.GrowthStopped`."""
+        need, st = int(self.st[S_NEED]), self.st
+        if need == NEED_NODES:
+            cap = 2 * self.nodes.ints.shape[0]
+            new = lambda: self._grown_nodes(cap, stop)  # noqa: E731
+            extra = 2 * (sum(a.nbytes for a in self.nodes) + self.plan.ints.nbytes + self.plan.limit.nbytes)
+        elif need == NEED_POOLS:
+            pairs = _enough(self.pools.keys.shape[0], int(st[S_PAIRS] + st[S_NEED_PAIRS]))
+            options = _enough(self.pools.feat.shape[0], int(st[S_OPTIONS] + st[S_NEED_OPTIONS]))
+            new = lambda: self._grown_pools(pairs, options, stop)  # noqa: E731
+            extra = 16 * pairs + 24 * options
+        else:
+            cands = 2 * self.plan.cands.shape[0]
+            new = lambda: self._grown_cands(cands, stop)  # noqa: E731
+            extra = 24 * cands
+        if memory_limit is not None and self.memory_bytes() + extra > memory_limit:
+            return False
+        new()
+        return True
+
+    def _grown_nodes(self, cap: int, stop) -> None:
+        n = int(self.st[S_NODES])
+        index = reindex(self.nodes.ehash, n, index_capacity(cap), stop)
+        rest = [grow(a, cap, stop) for a in self.nodes[1:]]
+        ints, limit = grow(self.plan.ints, cap, stop), grow(self.plan.limit, cap, stop)
+        self.nodes = Nodes(index, *rest)
+        self.plan = Plan(ints, limit, self.plan.cands)
+
+    def _grown_pools(self, pairs: int, options: int, stop) -> None:
+        pairs_ = [grow(a, pairs, stop) if pairs > a.shape[0] else a for a in self.pools[:2]]
+        options_ = [grow(a, options, stop) if options > a.shape[0] else a for a in self.pools[2:]]
+        self.pools = Pools(*pairs_, *options_)
+
+    def _grown_cands(self, cands: int, stop) -> None:
+        self.plan = Plan(self.plan.ints, self.plan.limit, grow(self.plan.cands, cands, stop))
+
+
+def frame_rows(depth: int, n_features: int) -> int:
+    """Rows of the evaluation stack: a path splits at most ``min(depth, features)`` times (a feature split again
+    leaves one side empty)."""
+    return int(min(depth, n_features)) + 2
+
+
+def _enough(capacity: int, needed: int) -> int:
+    """``capacity``, or at least doubled when ``needed`` passes it."""
+    return capacity if needed <= capacity else max(2 * capacity, needed)
