@@ -170,6 +170,14 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
     return SearchResult(model, float(objective), float(lower), status, counters, frame)
 
 
+def timed_call(kernel, *args) -> tuple[Any, float]:
+    """``kernel(*args)`` and the seconds it spent compiling or loading a new specialisation of itself (0 when it
+    had one for these types): what an engine's ``start`` adds to its ``start_load_time``, kept off the clock."""
+    before, t0 = len(getattr(kernel, "signatures", ())), time.perf_counter()
+    out = kernel(*args)
+    return out, (time.perf_counter() - t0 if len(getattr(kernel, "signatures", ())) > before else 0.0)
+
+
 def _load_kernels(engine: Engine) -> None:
     load = getattr(engine, "load_kernels", None)
     if load is not None:

@@ -138,12 +138,9 @@ class Search:
         return None
 
     def _timed(self, kernel, *args):
-        """``kernel(*args)``; the seconds it spends compiling or loading a new specialisation go to
-        ``start_load_time``, which the driver keeps off the clock."""
-        before, t0 = len(getattr(kernel, "signatures", ())), time.perf_counter()
-        out = kernel(*args)
-        if len(getattr(kernel, "signatures", ())) > before:
-            self.start_load_time += time.perf_counter() - t0
+        """``kernel(*args)``, the seconds it spends compiling or loading added to ``start_load_time``."""
+        out, seconds = driver.timed_call(kernel, *args)
+        self.start_load_time += seconds
         return out
 
     def step(self, work: int) -> int:

@@ -147,12 +147,8 @@ class OsdtEngine:
         return None
 
     def _timed_first_call(self, kernel, *args) -> None:
-        """``kernel(*args)``; on its first call in this process the seconds spent (compiling or loading it) are
-        added to ``start_load_time``, which the driver keeps off the clock."""
-        cold, t0 = not kernel.signatures, time.perf_counter()
-        kernel(*args)
-        if cold:
-            self.start_load_time += time.perf_counter() - t0
+        """``kernel(*args)``, the seconds it spends compiling or loading added to ``start_load_time``."""
+        self.start_load_time += driver.timed_call(kernel, *args)[1]
 
     def step(self, work: int) -> int:
         a = self.arena
