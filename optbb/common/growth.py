@@ -52,6 +52,22 @@ def growth_peak(current: int, steps: Iterable[tuple[int, int]]) -> int:
     return peak
 
 
+def grow_parts(current: int, factors: Iterable[float], steps_of, cap_bytes: int | None, must_stop) -> bool:
+    """Enlarge a search's parts by the first of ``factors`` whose copies fit under ``cap_bytes`` (the peak of
+    :func:`growth_peak` from ``current`` bytes, largest step first); ``steps_of(factor)`` gives the steps as
+    ``(old bytes, new bytes, apply)`` with ``apply(must_stop)`` doing the copy.  False (nothing changed) when even
+    the last factor does not fit: creeping up to the cap in small steps would copy everything for little room."""
+    for factor in factors:
+        steps = sorted(steps_of(factor), key=lambda step: -step[0])
+        if cap_bytes is None or growth_peak(current, [step[:2] for step in steps]) <= cap_bytes:
+            break
+    else:
+        return False
+    for _, _, apply in steps:
+        apply(must_stop)
+    return True
+
+
 def row_bytes(arr: np.ndarray) -> int:
     """Bytes of one entry along the first axis (one row of a 2-D array), from the array's own item size."""
     return int(arr.itemsize * (arr.size // arr.shape[0] if arr.shape[0] else int(np.prod(arr.shape[1:]))))

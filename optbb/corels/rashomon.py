@@ -38,7 +38,7 @@ import numpy as np
 
 from ..common import driver
 from ..common.data import BinaryDataset
-from ..common.growth import grow, growth_peak, row_bytes
+from ..common.growth import grow, grow_parts, row_bytes
 from ..common.limits import Limits
 from ..common.queue import grow_heap, heap_push, new_heap
 from ..common.rashomon import BOUND_TOLERANCE, Level, RashomonSet, check_bound, resolve_bound
@@ -184,16 +184,7 @@ class Search:
         """Enlarge the parts short of room for one more expansion (nodes, queue, entries, pairs) by the first of
         :data:`GROWTH_FACTORS` whose copies fit under ``cap_bytes``; False when none does.  Raises
         :class:`~optbb.common.growth.GrowthStopped` once ``must_stop()`` is true (parts already grown stay so)."""
-        current = self.memory_bytes()
-        for factor in GROWTH_FACTORS:
-            steps = sorted(self._growth_steps(factor), key=lambda step: -step[0])
-            if cap_bytes is None or growth_peak(current, [step[:2] for step in steps]) <= cap_bytes:
-                break
-        else:
-            return False
-        for _, _, apply in steps:
-            apply(must_stop)
-        return True
+        return grow_parts(self.memory_bytes(), GROWTH_FACTORS, self._growth_steps, cap_bytes, must_stop)
 
     def _growth_steps(self, factor: float) -> list:
         """``(old bytes, new bytes, copy)`` for each part short of room for one more expansion (``m`` rows)."""

@@ -14,7 +14,7 @@ from ..common import driver
 from ..common.bitset import pack_columns, popcount, weight_of
 from ..common.bounds import majority_class
 from ..common.data import BinaryDataset
-from ..common.growth import Stop, grow, growth_peak, row_bytes
+from ..common.growth import Stop, grow, grow_parts, row_bytes
 from ..common.limits import Budget, Limits
 from ..common.mined_search import StartMemoryError, mine_then_search
 from ..common.mining import MinedAntecedents, mine_antecedents, raw_points_bound
@@ -161,20 +161,11 @@ class CorelsEngine:
     def grow(self, cap_bytes: int | None, must_stop: Stop = None) -> bool:
         """Enlarge whatever lacks room for one more expansion geometrically: each short part (trie, queue, map
         parts) doubled, or else grown by the largest of :data:`GROWTH_FACTORS` whose copy fits under ``cap_bytes``,
-        counting a part's old and new arrays together while it is copied (:func:`growth_peak`).  False (nothing
+        counting a part's old and new arrays together while it is copied (:func:`~optbb.common.growth.growth_peak`).  False (nothing
         changed) when even the smallest factor does not fit: creeping up to the cap in small steps would copy the
         whole map for little room each time.  Raises :class:`GrowthStopped` once ``must_stop()`` is true (parts
         already enlarged stay so; each is replaced whole)."""
-        current = self.memory_bytes()
-        for factor in GROWTH_FACTORS:
-            steps = sorted(self._growth_steps(factor), key=lambda step: -step[0])
-            if cap_bytes is None or growth_peak(current, [step[:2] for step in steps]) <= cap_bytes:
-                break
-        else:
-            return False
-        for _, _, copy in steps:
-            copy(must_stop)
-        return True
+        return grow_parts(self.memory_bytes(), GROWTH_FACTORS, self._growth_steps, cap_bytes, must_stop)
 
     def _growth_steps(self, factor: float) -> list[tuple[int, int, Callable[[Stop], None]]]:
         """``(old bytes, new bytes, copy)`` for each part short of room for one more expansion, grown at least
