@@ -129,6 +129,18 @@ def _left_amounts(U, r, Y, w, cu, cc, cd, tv):
 
 
 @njit(cache=True, inline="always")
+def _child(U, r, Y, w, cu, cc, cd, tv):
+    """Rule ``r`` after a prefix leaving ``U`` uncaptured: whether it captures a row, then its label and errors and
+    the default rule's label and errors (``cc``, ``cd``: their class amounts; ``cu``: those of ``U``)."""
+    if _amounts(U, r, Y, w, cc, tv) == 0:
+        return False, 0, cc[0] * 0, 0, cc[0] * 0
+    pred, rule_err = majority_class(cc)
+    _left_amounts(U, r, Y, w, cu, cc, cd, tv)
+    dpred, def_err = majority_class(cd)
+    return True, pred, rule_err, dpred, def_err
+
+
+@njit(cache=True, inline="always")
 def _minority_left(U, r, z, w, tv):
     """The equivalent-points minority amount among ``U & ~r``."""
     if w is None:
@@ -320,11 +332,9 @@ def run_chunk(data, w, store, heap, pairs, st, fp, ip, best_prefix, work, hard):
             if in_prefix[s]:
                 continue
             r = rules[s]
-            if _amounts(U, r, Y, w, cc, tv) == 0:
+            captures, pred, rule_err, dpred, def_err = _child(U, r, Y, w, cu, cc, cd, tv)
+            if not captures:
                 continue
-            pred, rule_err = majority_class(cc)
-            _left_amounts(U, r, Y, w, cu, cc, cd, tv)
-            dpred, def_err = majority_class(cd)
             err_c = err_p + rule_err
             total = err_c + def_err
             objective = total / n + lam * (d + 1)
@@ -391,12 +401,9 @@ def member_children(data, w, prefix, lam, limit, target, out):
     for s in range(m):
         if used[s]:
             continue
-        r = rules[s]
-        if _amounts(U, r, Y, w, cc, tv) == 0:
+        captures, _, rule_err, _, def_err = _child(U, rules[s], Y, w, cu, cc, cd, tv)
+        if not captures:
             continue
-        _, rule_err = majority_class(cc)
-        _left_amounts(U, r, Y, w, cu, cc, cd, tv)
-        _, def_err = majority_class(cd)
         total = (err_p + rule_err) + def_err
         if total == target and total / n + lam * (depth + 1) <= limit:
             out[found] = s
@@ -456,11 +463,9 @@ def summaries(data, w, parent, rule, expanded, direct, lam, limit, counts, usage
             if in_prefix[s]:
                 continue
             r = rules[s]
-            if _amounts(U, r, Y, w, cc, tv) == 0:
+            captures, pred, rule_err, dpred, def_err = _child(U, r, Y, w, cu, cc, cd, tv)
+            if not captures:
                 continue
-            pred, rule_err = majority_class(cc)
-            _left_amounts(U, r, Y, w, cu, cc, cd, tv)
-            dpred, def_err = majority_class(cd)
             member = ((err_p + rule_err) + def_err) / n + lam * (d + 1) <= limit
             many = 1 if member else 0
             while child >= 0 and rule[child] < s:
