@@ -171,13 +171,15 @@ def _target_array(y) -> np.ndarray:
     return y_arr
 
 
-def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool = False):
+def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool = False, numeric: bool = False):
     """Return ``(X01, y01, classes, names, weights)``: binary feature matrix, labels encoded 0/1 by sorted class,
     the two classes, the DataFrame's feature names (or None) and validated weights.
 
     With ``multiclass``, ``y`` may have ``k >= 2`` classes: the labels are then encoded ``0 .. k-1`` (int64) by
-    sorted class.  ``n_features_in_`` and ``feature_names_in_`` are set on ``estimator`` the scikit-learn way.
-    Raises ``ValueError`` naming the problem.
+    sorted class.  With ``numeric``, ``X`` may hold any finite numbers: it is returned as the uint8 matrix above
+    when every value is 0 or 1, else as float64 (text, categories, NaN and infinity raise a ValueError naming the
+    column, see :func:`check_numeric_columns`).  ``n_features_in_`` and ``feature_names_in_`` are set on
+    ``estimator`` the scikit-learn way.  Raises ``ValueError`` naming the problem.
     """
     if y is None:
         raise ValueError("this estimator requires y to be passed, but the target y is None")
@@ -186,8 +188,12 @@ def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool 
     if n_x is not None and n_x != y_arr.shape[0]:
         raise ValueError(f"length mismatch: X has {n_x} samples but y has {y_arr.shape[0]}")
     names = feature_names_of(X)
+    if numeric:
+        _refuse_categories(X)
     X_checked = validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False,
-                              ensure_min_samples=1, ensure_min_features=1)
+                              ensure_min_samples=1, ensure_min_features=1, ensure_all_finite=not numeric)
+    if numeric:
+        _refuse_non_finite(X_checked, names)
     y_type = type_of_target(y_arr, input_name="y", raise_unknown=True)
     if y_type in ("continuous", "continuous-multioutput", "multilabel-indicator", "multiclass-multioutput"):
         raise ValueError(f"Unknown label type: {y_type}; a classifier needs two class labels")
@@ -210,7 +216,12 @@ def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool 
                 raise ValueError("the samples of non-zero sample_weight have a single class; a classifier needs "
                                  "two classes")
         sample_weight = w0
-    X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight, max(2, len(classes)))
+    if numeric and not np.all((X_checked == 0) | (X_checked == 1)):  # numbers: y and weights checked as for 0/1
+        _, y01, w = check_binary_arrays(np.zeros((X_checked.shape[0], 1), np.uint8), y_enc.reshape(-1),
+                                        sample_weight, max(2, len(classes)))
+        X01 = np.array(X_checked, dtype=np.float64)
+    else:
+        X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight, max(2, len(classes)))
     if len(classes) > 2:
         y01 = y01.astype(np.int64)
     if names is not None and len(set(names)) != len(names):  # the default names x0, x1, ... are distinct
@@ -239,14 +250,98 @@ def expand_weights(X01: np.ndarray, y01: np.ndarray, w: np.ndarray | None, name:
     return X2, y2
 
 
-def validate_predict_input(estimator, X) -> np.ndarray:
-    """Binary matrix with the fitted number of columns (and the fitted names when X is a DataFrame)."""
+def validate_predict_input(estimator, X, numeric: bool = False) -> np.ndarray:
+    """Binary matrix with the fitted number of columns (and the fitted names when X is a DataFrame); with
+    ``numeric``, a float64 matrix of finite numbers (a ValueError names a column of text, categories, NaN or
+    infinity)."""
     check_is_fitted(estimator)
     names = feature_names_of(X)
     fitted = getattr(estimator, "feature_names_in_", None)
     if names is not None and fitted is not None and list(names) != list(fitted):
         raise ValueError("The feature names should match those that were passed during fit: "
                          "the feature names of X differ from those seen in fit")
-    X_checked = validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False, reset=False)
+    if numeric:
+        _refuse_categories(X)
+    X_checked = validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False, reset=False,
+                              ensure_all_finite=not numeric)
+    if numeric:
+        _refuse_non_finite(X_checked, names)
+        return np.array(X_checked, dtype=np.float64)
     X01, _, _ = check_binary_arrays(X_checked, np.zeros(X_checked.shape[0]))
     return X01
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# numeric columns (optimal trees over every threshold): numbers only, each bad column named
+
+ONE_HOT_HINT = ("one-hot encode it first (e.g. optbb.Binarizer, which makes one 0/1 column per category, or "
+                "pandas.get_dummies)")
+
+
+def _column_label(names, j: int) -> str:
+    return repr(str(names[j])) if names is not None else f"{j} (x{j})"
+
+
+def _refuse_categories(X) -> None:
+    """A ValueError naming the first column of ``X`` that holds text or is a pandas categorical or string column
+    with values other than 0 and 1 (the order of categories is no scale to cut): numbers in an object column are
+    numbers, and other objects are left to scikit-learn's conversion (its TypeError)."""
+    if isinstance(X, pd.DataFrame):
+        for j, (name, col) in enumerate(X.items()):
+            dtype = col.dtype
+            declared = isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype)
+            if not (declared or dtype == object):
+                continue
+            values = col.astype(object)
+            as_numbers = pd.to_numeric(values, errors="coerce")
+            text = as_numbers.isna() & values.notna()
+            if text.any() or (declared and not np.all(as_numbers.isna() | as_numbers.isin([0, 1]))):
+                example = values[text].iloc[0] if text.any() else values.dropna().iloc[0]
+                raise ValueError(f"X column {str(name)!r} is categorical ({dtype} values such as {example!r}): "
+                                 f"an optimal tree over thresholds takes numeric and 0/1 columns; {ONE_HOT_HINT}")
+        return
+    a = np.asarray(X) if not isinstance(X, np.ndarray) else X
+    if a.ndim != 2 or a.dtype.kind not in "OUST":
+        return
+    for j in range(a.shape[1]):
+        for v in a[:, j]:
+            if isinstance(v, (str, bytes, np.str_, np.bytes_)) and not _is_number_text(v):
+                raise ValueError(f"X column {j} (x{j}) holds text ({v!r}): an optimal tree over thresholds takes "
+                                 f"numeric and 0/1 columns; {ONE_HOT_HINT}")
+
+
+def _is_number_text(v) -> bool:
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
+def _refuse_non_finite(X: np.ndarray, names) -> None:
+    """A ValueError naming the first column of ``X`` with NaN or an infinity."""
+    bad = ~np.isfinite(np.asarray(X, dtype=np.float64))
+    if bad.any():
+        j = int(np.flatnonzero(bad.any(axis=0))[0])
+        i = int(np.flatnonzero(bad[:, j])[0])
+        what = "NaN" if np.isnan(float(X[i, j])) else "infinity"
+        raise ValueError(f"Input X contains {what} in column {_column_label(names, j)} (row {i}): optimal trees "
+                         "need a value in every cell; impute or drop the missing values first")
+
+
+def check_numeric_columns(X, names=None) -> np.ndarray:
+    """``X`` (numpy array or DataFrame, rows x columns) as a float64 matrix of finite numbers, or a ValueError naming
+    the column that holds text, categories, NaN or infinity (``names`` name the columns in the messages)."""
+    _refuse_categories(X)
+    names = names if names is not None else (list(X.columns) if isinstance(X, pd.DataFrame) else None)
+    a = X.to_numpy() if isinstance(X, pd.DataFrame) else np.asarray(X)
+    try:
+        a = np.array(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"X must hold numbers: {exc}") from None
+    if a.ndim != 2:
+        raise ValueError(f"X must be 2-D (samples x features), got an array of shape {a.shape}")
+    if a.shape[0] == 0 or a.shape[1] == 0:
+        raise ValueError(f"X is empty: shape {a.shape}")
+    _refuse_non_finite(a, names)
+    return a

@@ -2,9 +2,14 @@
 
 The binary-tree shape is rebuilt from the leaf set on demand (the root splits on a feature every leaf mentions,
 recursively), for text, nested dict / JSON and Graphviz DOT output.
+
+A tree fitted on numeric columns (:mod:`optbb.preprocessing.cuts`) has binary features that are cuts ``x <= t`` of
+the raw columns (and 0/1 columns as they are); its ``cuts`` map reads them, so it prints ``petal_length <= 2.45``,
+writes the thresholds in its dict / JSON and predicts on the raw columns.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -13,6 +18,7 @@ import numpy as np
 from ..common.formats import (JsonForm, as_counts, as_int, as_labels, as_list, as_str_list, binary_rows,
                               class_labels, dot_escape, json_label, latex_escape, plain, reader)
 from ..common.proba import binary_counts, smoothed_probabilities
+from ..preprocessing.cuts import CutMap, threshold_text
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
 
@@ -24,7 +30,10 @@ class Tree(JsonForm):
     ``leaves[k]`` is a sorted tuple of ``(feature, value)`` literals; ``predictions[k]`` its label (a class index
     ``0 .. K-1``, read through the ``classes`` labels when the estimator sets them); ``n_samples``/``errors`` are
     numbers of training rows (reached, misclassified); ``class_counts[k]`` the leaf's training class counts, or
-    class weights when the fit was weighted (they give ``predict_proba``).
+    class weights when the fit was weighted (they give ``predict_proba``).  ``cuts``: None for a tree over 0/1
+    columns (it predicts on them); for a tree over numeric columns the :class:`~optbb.preprocessing.cuts.CutMap` of
+    its features (feature ``f`` is ``x[:, cuts.columns[f]] <= cuts.thresholds[f]``, or a 0/1 column itself), and
+    it predicts on the raw columns.
     """
 
     leaves: list[tuple[Literal, ...]]
@@ -38,12 +47,15 @@ class Tree(JsonForm):
     # (the root splits on the smallest feature every leaf mentions), which loses the order of splits whose leaf set
     # is the same (two trees of a Rashomon set can differ only there)
     shape: tuple | None = field(default=None, repr=False, compare=False)
+    cuts: CutMap | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.leaves = [tuple(sorted((int(f), int(v)) for f, v in leaf)) for leaf in self.leaves]
         self.predictions = [int(p) for p in self.predictions]
         if len(self.leaves) != len(self.predictions):
             raise ValueError("one prediction per leaf is required")
+        if self.cuts is not None and self.cuts.n_features != len(self.feature_names):
+            raise ValueError(f"cuts describes {self.cuts.n_features} features, feature_names {len(self.feature_names)}")
         if self.shape is None:
             self._root = _build(list(range(len(self.leaves))), self.leaves, set())
         else:
@@ -52,14 +64,32 @@ class Tree(JsonForm):
 
     @classmethod
     def from_shape(cls, shape: tuple, leaves: list, predictions: list, feature_names: list, n_samples: list,
-                   errors: list, classes, class_counts: list) -> "Tree":
+                   errors: list, classes, class_counts: list, cuts: CutMap | None = None) -> "Tree":
         """A tree of a known-consistent ``shape`` (leaf ``k`` reached by exactly the sorted literals ``leaves[k]``),
         built without the checks of the constructor: the models of a Rashomon set come by the thousand."""
         tree = cls.__new__(cls)
         tree.leaves, tree.predictions, tree.feature_names = leaves, predictions, feature_names
         tree.n_samples, tree.errors, tree.classes, tree.class_counts = n_samples, errors, classes, class_counts
         tree.shape = tree._root = shape
+        tree.cuts = cuts
         return tree
+
+    def over_columns(self, cuts: CutMap) -> "Tree":
+        """This tree, whose features are the cuts ``cuts`` describes, as a tree over the raw columns: it keeps only
+        the features it splits on (ordered by column, then threshold), reads them through ``cuts`` and predicts
+        on raw rows.  Its text, dict and JSON name the columns and thresholds."""
+        used = sorted(self.features_used(), key=lambda f: (cuts.columns[f], cuts.thresholds[f] or 0.0))
+        new = {f: i for i, f in enumerate(used)}
+        kept = cuts.select(used)
+        order: list[int] = []  # leaves in the order the dict lists them (the true branch first), as from_dict reads
+        shape = _renumber(self._root, new, order)
+        leaves = [tuple(sorted((new[f], v) for f, v in self.leaves[k])) for k in order]
+
+        def pick(values):
+            return [values[k] for k in order] if values else []
+
+        return Tree(leaves, pick(self.predictions), kept.feature_names(), pick(self.n_samples), pick(self.errors),
+                    self.classes, pick(self.class_counts), shape=shape, cuts=kept)
 
     def same_shape(self, other: "Tree") -> bool:
         """Whether the two trees have the same shape and the same feature at every split."""
@@ -79,8 +109,9 @@ class Tree(JsonForm):
 
     # -- prediction ---------------------------------------------------------------------------------------------
     def leaf_index(self, X) -> np.ndarray:
-        """Index of the leaf capturing each row of a 0/1 matrix (-1 if none, which cannot happen for a tree)."""
-        X = binary_rows(X, len(self.feature_names) or None)
+        """Index of the leaf capturing each row of a 0/1 matrix, or of the raw rows of a tree with ``cuts`` (-1 if
+        none, which cannot happen for a tree)."""
+        X = binary_rows(X, len(self.feature_names) or None) if self.cuts is None else self.cuts.transform(X)
         out = np.full(X.shape[0], -1, dtype=np.int64)
         for k, leaf in enumerate(self.leaves):
             hit = np.ones(X.shape[0], dtype=bool)
@@ -96,7 +127,7 @@ class Tree(JsonForm):
         return idx
 
     def predict(self, X) -> np.ndarray:
-        """0/1 predictions (or ``classes`` labels when set) for a 0/1 matrix."""
+        """0/1 predictions (or ``classes`` labels when set) for a 0/1 matrix (raw rows for a tree with ``cuts``)."""
         idx = self._leaf_of_rows(X)
         return class_labels(self.classes, np.asarray(self.predictions, dtype=np.int64)[idx])
 
@@ -121,11 +152,20 @@ class Tree(JsonForm):
     def _label(self, p: int):
         return self.classes[p] if self.classes is not None else p
 
+    def _condition(self, f: int, value: int) -> str:
+        """The test of the branch where feature ``f`` is ``value``: ``x3 == 1``, or ``petal_length <= 2.45`` and
+        ``petal_length > 2.45`` for a cut."""
+        return f"{self._name(f)} == {value}" if self.cuts is None else self.cuts.condition(f, value)
+
     def to_dict(self) -> dict:
         """The one dict (and JSON) shape of a tree: the nested root node, internal nodes
         ``{"feature", "name", "true", "false"}`` (``true`` is the branch where the feature is 1), leaves
         ``{"prediction", "n_samples", "errors"}``; the root also carries ``"model": "Tree"``, ``feature_names`` and
-        ``classes`` (the labels the leaves predict), so the tree predicts on raw features after a round trip."""
+        ``classes`` (the labels the leaves predict), so the tree predicts on raw features after a round trip.
+
+        A tree with ``cuts`` (numeric columns) writes its raw columns instead: the root's ``feature_names`` are the
+        columns and ``column_kinds`` says which are ``"numeric"`` and which ``"binary"`` (0/1); a node's ``feature``
+        is a column, and a split on a numeric column carries its ``threshold`` (``true`` is ``x <= threshold``)."""
 
         def rec(node):
             if node[0] == "leaf":
@@ -138,10 +178,19 @@ class Tree(JsonForm):
                     d["class_counts"] = plain(list(self.class_counts[k]))
                 return d
             _, f, zero, one = node
-            return {"feature": int(f), "name": self._name(f), "true": rec(one), "false": rec(zero)}
+            if cuts is None:
+                return {"feature": int(f), "name": self._name(f), "true": rec(one), "false": rec(zero)}
+            split = {"feature": cuts.columns[f], "name": self._name(f)}
+            if cuts.thresholds[f] is not None:
+                split["threshold"] = cuts.thresholds[f]
+            return {**split, "true": rec(one), "false": rec(zero)}
 
-        head = {"model": "Tree", "feature_names": [str(n) for n in self.feature_names],
-                "classes": None if self.classes is None else [json_label(c) for c in self.classes]}
+        cuts = self.cuts
+        names = self.feature_names if cuts is None else cuts.column_names
+        head = {"model": "Tree", "feature_names": [str(n) for n in names]}
+        if cuts is not None:
+            head["column_kinds"] = ["binary" if b else "numeric" for b in cuts.binary]
+        head["classes"] = None if self.classes is None else [json_label(c) for c in self.classes]
         return {**head, **rec(self._root)}
 
     @classmethod
@@ -151,6 +200,8 @@ class Tree(JsonForm):
         ValueError on anything malformed."""
         names = as_str_list(d["feature_names"], "feature_names")
         classes = as_labels(d.get("classes"), "classes")
+        if "column_kinds" in d:  # a tree over numeric columns
+            return _read_cut_tree(cls, d, names, classes)
         if "leaves" in d:  # the flat form written by earlier versions of optbb.export
             leaves = [tuple(tuple(lit) for lit in as_list(leaf, "leaf")) for leaf in as_list(d["leaves"], "leaves")]
             preds = [as_int(p, "prediction", 0) for p in as_list(d["predictions"], "predictions")]
@@ -163,13 +214,7 @@ class Tree(JsonForm):
         else:
             leaves, preds, counts, errors, per_class = [], [], [], [], []
             shape = _read_node(d, (), len(names), classes, leaves, preds, (counts, errors, per_class))
-        if any(len(v) not in (0, len(leaves)) for v in (counts, errors, per_class)):
-            raise ValueError("n_samples, errors and class_counts must be given for every leaf or for none")
-        if any(e > n for n, e in zip(counts, errors)):
-            raise ValueError("a leaf has more errors than samples")
-        n_classes = len(classes) if classes is not None else len(per_class[0]) if per_class else 0
-        if any(len(c) != n_classes for c in per_class):
-            raise ValueError(f"class_counts must hold {n_classes} values (one per class) in every leaf")
+        _check_leaf_stats(leaves, counts, errors, per_class, classes)
         for leaf in leaves:
             for lit in leaf:
                 if len(lit) != 2:
@@ -186,13 +231,18 @@ class Tree(JsonForm):
             if "prediction" in node:
                 lines.append(rf"\State $\text{{prediction}} = \text{{{latex_escape(node['prediction'])}}}$")
                 return
-            lines.append(f"\\If {{$(\\text{{{latex_escape(node['name'])}}})$}}")
+            if "threshold" in node:  # a cut: column <= threshold
+                column = latex_escape(d["feature_names"][node["feature"]])
+                lines.append(f"\\If {{$\\text{{{column}}} \\le {threshold_text(node['threshold'])}$}}")
+            else:
+                lines.append(f"\\If {{$(\\text{{{latex_escape(node['name'])}}})$}}")
             rec(node["true"])
             lines.append(r"\Else")
             rec(node["false"])
             lines.append(r"\EndIf")
 
-        rec(self.to_dict())
+        d = self.to_dict()
+        rec(d)
         lines.append(r"\end{algorithmic}")
         return "\n".join(lines)
 
@@ -209,9 +259,9 @@ class Tree(JsonForm):
                 lines.append(f"{pad}predict {self._label(self.predictions[k])}{extra}")
                 return
             _, f, zero, one = node
-            lines.append(f"{pad}if {self._name(f)} == 1:")
+            lines.append(f"{pad}if {self._condition(f, 1)}:")
             rec(one, indent + 1)
-            lines.append(f"{pad}else:  # {self._name(f)} == 0")
+            lines.append(f"{pad}else:  # {self._condition(f, 0)}")
             rec(zero, indent + 1)
 
         rec(self._root, 0)
@@ -233,11 +283,13 @@ class Tree(JsonForm):
                 lines.append(f'  n{i} [shape=box, label="{label}"];')
                 return i
             _, f, zero, one = node
-            lines.append(f'  n{i} [shape=ellipse, label="{dot_escape(self._name(f))}"];')
+            cut = self.cuts is not None and self.cuts.thresholds[f] is not None
+            text = self._condition(f, 1) if cut else self._name(f)
+            lines.append(f'  n{i} [shape=ellipse, label="{dot_escape(text)}"];')
             a = rec(one)
-            lines.append(f'  n{i} -> n{a} [label="1"];')
+            lines.append(f'  n{i} -> n{a} [label="{"yes" if cut else "1"}"];')
             b = rec(zero)
-            lines.append(f'  n{i} -> n{b} [label="0"];')
+            lines.append(f'  n{i} -> n{b} [label="{"no" if cut else "0"}"];')
             return i
 
         rec(self._root)
@@ -248,10 +300,64 @@ class Tree(JsonForm):
         return f"Tree(n_leaves={self.n_leaves}, depth={self.depth}, features={self.features_used()})"
 
 
-def _read_node(node, path, n_features, classes, leaves, preds, stats) -> tuple:
+def _read_cut_tree(cls, d: dict, columns: list[str], classes) -> "Tree":
+    """The tree over numeric columns of a dict with ``column_kinds`` (see :meth:`Tree.to_dict`): its features are
+    the (column, threshold) pairs its nodes split on, ordered by column then threshold, as
+    :meth:`Tree.over_columns` orders them."""
+    kinds = as_str_list(d["column_kinds"], "column_kinds")
+    if len(kinds) != len(columns) or any(k not in ("binary", "numeric") for k in kinds):
+        raise ValueError(f"column_kinds must give 'binary' or 'numeric' for each of the {len(columns)} columns")
+    pairs: set = set()
+
+    def collect(node):
+        if not isinstance(node, dict):
+            raise ValueError(f"a tree node must be an object, got {type(node).__name__}")
+        if "prediction" in node:
+            return
+        pairs.add(_cut_of(node, kinds, columns))
+        collect(node["true"])
+        collect(node["false"])
+
+    collect(d)
+    used = sorted(pairs, key=lambda p: (p[0], p[1] or 0.0))
+    cuts = CutMap(columns, [k == "binary" for k in kinds], [c for c, _ in used], [t for _, t in used])
+    index = {p: f for f, p in enumerate(used)}
+    leaves, preds, counts, errors, per_class = [], [], [], [], []
+    shape = _read_node(d, (), len(used), classes, leaves, preds, (counts, errors, per_class),
+                       feature_of=lambda node: index[_cut_of(node, kinds, columns)])
+    _check_leaf_stats(leaves, counts, errors, per_class, classes)
+    return cls(leaves, preds, cuts.feature_names(), counts, errors, classes, per_class, shape=shape, cuts=cuts)
+
+
+def _check_leaf_stats(leaves, counts, errors, per_class, classes) -> None:
+    """A ValueError unless the leaves' n_samples, errors and class counts are given for all or none, consistent and
+    one count per class."""
+    if any(len(v) not in (0, len(leaves)) for v in (counts, errors, per_class)):
+        raise ValueError("n_samples, errors and class_counts must be given for every leaf or for none")
+    if any(e > n for n, e in zip(counts, errors)):
+        raise ValueError("a leaf has more errors than samples")
+    n_classes = len(classes) if classes is not None else len(per_class[0]) if per_class else 0
+    if any(len(c) != n_classes for c in per_class):
+        raise ValueError(f"class_counts must hold {n_classes} values (one per class) in every leaf")
+
+
+def _cut_of(node, kinds, columns) -> tuple:
+    """``(column, threshold)`` of a split node of a tree over numeric columns (threshold None on a 0/1 column)."""
+    c = as_int(node.get("feature"), "feature", 0, len(columns) - 1)
+    t = node.get("threshold")
+    if kinds[c] == "binary":
+        if t is not None:
+            raise ValueError(f"column {columns[c]!r} is binary: a split on it takes no threshold")
+        return c, None
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+        raise ValueError(f"a split on the numeric column {columns[c]!r} needs a finite threshold, got {t!r}")
+    return c, float(t)
+
+
+def _read_node(node, path, n_features, classes, leaves, preds, stats, feature_of=None) -> tuple:
     """Collect the leaves (literal paths), predictions and ``stats`` (lists of n_samples, errors and class counts)
     of a nested tree dict, checking every field (a feature at most once per path bounds the depth); returns the
-    node's shape."""
+    node's shape.  ``feature_of(node)`` gives a split node's feature (default: its ``feature`` field)."""
     if not isinstance(node, dict):
         raise ValueError(f"a tree node must be an object, got {type(node).__name__}")
     if "prediction" in node:
@@ -270,12 +376,22 @@ def _read_node(node, path, n_features, classes, leaves, preds, stats) -> tuple:
         if node.get("class_counts") is not None:
             per_class.append(as_counts(node["class_counts"], "class_counts"))
         return ("leaf", len(leaves) - 1)
-    f = as_int(node["feature"], "feature", 0, n_features - 1)
+    f = as_int(node["feature"], "feature", 0, n_features - 1) if feature_of is None else feature_of(node)
     if any(g == f for g, _ in path):
         raise ValueError(f"feature {f} is split on twice along one path")
-    one = _read_node(node["true"], path + ((f, 1),), n_features, classes, leaves, preds, stats)
-    zero = _read_node(node["false"], path + ((f, 0),), n_features, classes, leaves, preds, stats)
+    one = _read_node(node["true"], path + ((f, 1),), n_features, classes, leaves, preds, stats, feature_of)
+    zero = _read_node(node["false"], path + ((f, 0),), n_features, classes, leaves, preds, stats, feature_of)
     return ("split", f, zero, one)
+
+
+def _renumber(node, new: dict, order: list) -> tuple:
+    """A shape with feature ``f`` renamed ``new[f]`` and its leaves numbered in the order of a walk that takes the
+    true branch first; ``order`` receives the former leaf numbers in that order."""
+    if node[0] == "leaf":
+        order.append(node[1])
+        return ("leaf", len(order) - 1)
+    one = _renumber(node[3], new, order)
+    return ("split", new[node[1]], _renumber(node[2], new, order), one)
 
 
 def _check_shape(node, leaves, path) -> None:

@@ -1,0 +1,173 @@
+"""Every cut of numeric columns as a binary feature: the matrix an optimal tree over all thresholds searches.
+
+A numeric column with training values ``v_1 < v_2 < ... < v_U`` offers the splits ``x <= t`` with ``t`` between two
+consecutive values; any ``t`` in ``[v_i, v_{i+1})`` splits the training rows alike, so there are ``U - 1`` distinct
+cuts.  A split at a tree node on a cut between values of the node's own rows is one of these global cuts, and a
+global cut that does not separate the node's rows leaves an empty child (never needed): the optimal binary tree over
+the matrix of all cuts is the optimal tree over every threshold.  A column holding only 0 and 1 stays one feature,
+the column itself.
+
+``t`` is printed as the shortest decimal strictly between the two values (``2.45`` between 2.4 and 2.5), so the
+printed tree predicts exactly as the fitted one on every training value.  Only rows of positive weight give values:
+a row of weight 0 is left out of the search, so it moves no cut.
+
+:class:`CutMap` keeps, for each feature, its column and threshold; :func:`all_cuts` builds the matrix and the map;
+:class:`CutDataset` is the :class:`~optbb.common.data.BinaryDataset` of all cuts that :func:`optbb.osdt.solve`
+takes, whose trees then predict on the raw numeric columns.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..common.data import BinaryDataset
+from ..common.validation import check_numeric_columns
+from .thresholds import shortest_decimal
+
+
+def cut_threshold(lo: float, hi: float) -> float:
+    """The shortest decimal ``t`` with ``lo <= t < hi`` (strictly above ``lo`` unless the two are adjacent doubles):
+    ``x <= t`` puts ``lo`` and everything below it on one side, ``hi`` and everything above on the other."""
+    return shortest_decimal(float(lo), float(np.nextafter(hi, -np.inf)))
+
+
+def threshold_text(t: float) -> str:
+    """A threshold as printed: the shortest text that reads back as the same double, ``5`` rather than ``5.0``."""
+    s = repr(float(t))
+    return s[:-2] if s.endswith(".0") else s
+
+
+def is_binary_column(x: np.ndarray) -> bool:
+    """Whether a column holds only 0 and 1 (then it stays one feature, the column itself)."""
+    return bool(np.all((x == 0) | (x == 1)))
+
+
+@dataclass(frozen=True)
+class CutMap:
+    """Which raw column and threshold each binary feature reads.
+
+    ``column_names[j]`` names raw column ``j``; ``binary[j]`` says it is a 0/1 column (one feature, the column
+    itself) rather than a numeric one (its cuts).  Feature ``f`` reads column ``columns[f]``: it is ``x <= t`` for
+    ``t = thresholds[f]``, or the 0/1 value itself when ``thresholds[f]`` is None.
+    """
+
+    column_names: tuple[str, ...]
+    binary: tuple[bool, ...]
+    columns: tuple[int, ...] = ()
+    thresholds: tuple[float | None, ...] = ()
+    _names: list = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "column_names", tuple(str(n) for n in self.column_names))
+        object.__setattr__(self, "binary", tuple(bool(b) for b in self.binary))
+        object.__setattr__(self, "columns", tuple(int(c) for c in self.columns))
+        object.__setattr__(self, "thresholds", tuple(None if t is None else float(t) for t in self.thresholds))
+        if len(self.binary) != len(self.column_names) or len(self.columns) != len(self.thresholds):
+            raise ValueError("a CutMap needs one kind per column and one column per threshold")
+        for c, t in zip(self.columns, self.thresholds):
+            if not 0 <= c < len(self.column_names):
+                raise ValueError(f"a cut reads column {c}, but there are {len(self.column_names)} columns")
+            if (t is None) != self.binary[c]:
+                kind = "0/1" if self.binary[c] else "numeric"
+                raise ValueError(f"column {self.column_names[c]!r} is {kind}: its features "
+                                 f"{'take no' if self.binary[c] else 'need a'} threshold")
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.column_names)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.columns)
+
+    def feature_names(self) -> list[str]:
+        """``petal_length<=2.45`` for a cut, the column's name for a 0/1 column."""
+        if self._names is None:
+            object.__setattr__(self, "_names", [
+                self.column_names[c] if t is None else f"{self.column_names[c]}<={threshold_text(t)}"
+                for c, t in zip(self.columns, self.thresholds)])
+        return self._names
+
+    def condition(self, f: int, value: int) -> str:
+        """The test of the branch where feature ``f`` is ``value``: ``petal_length <= 2.45`` (1) or
+        ``petal_length > 2.45`` (0) for a cut, ``sex == 1`` for a 0/1 column."""
+        name, t = self.column_names[self.columns[f]], self.thresholds[f]
+        if t is None:
+            return f"{name} == {value}"
+        return f"{name} {'<=' if value else '>'} {threshold_text(t)}"
+
+    def select(self, features) -> "CutMap":
+        """The map of the given features only, in that order."""
+        return CutMap(self.column_names, self.binary, tuple(self.columns[f] for f in features),
+                      tuple(self.thresholds[f] for f in features))
+
+    def transform(self, X) -> np.ndarray:
+        """The 0/1 feature matrix (uint8) of raw rows ``X`` (numeric, ``n_columns`` columns, finite); a ValueError
+        names a column read as 0/1 that holds anything else."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_columns:
+            raise ValueError(f"X must have {self.n_columns} feature columns, got shape {X.shape}")
+        out = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
+        for f, (c, t) in enumerate(zip(self.columns, self.thresholds)):
+            x = X[:, c]
+            if t is None:
+                bad = np.flatnonzero((x != 0) & (x != 1))
+                if bad.size:
+                    raise ValueError(f"X is not binary in column {self.column_names[c]!r}, a 0/1 column when the "
+                                     f"model was fitted: value {x[bad[0]]!r} in row {bad[0]}")
+                out[:, f] = x
+            else:
+                np.less_equal(x, t, out=out[:, f], casting="unsafe")
+        return out
+
+
+def all_cuts(X, column_names, sample_weight=None) -> tuple[np.ndarray, CutMap]:
+    """``(features, cut_map)``: the uint8 matrix of every cut of every numeric column of ``X`` (finite numbers,
+    rows x columns), column by column and thresholds ascending, with a 0/1 column kept as one feature.  Cuts lie
+    between consecutive distinct values of the rows of positive ``sample_weight`` (all rows when None).  A numeric
+    column constant on those rows has no cut; when no column has a feature at all, the first one keeps one cut
+    above its values (a feature equal to 1 everywhere, which no optimal tree splits on)."""
+    X = np.asarray(X, dtype=np.float64)
+    names = [str(n) for n in column_names]
+    keep = slice(None) if sample_weight is None else np.asarray(sample_weight) > 0
+    binary, columns, thresholds = [], [], []
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        binary.append(is_binary_column(x))
+        if binary[-1]:
+            columns.append(j)
+            thresholds.append(None)
+            continue
+        values = np.unique(x[keep])
+        columns += [j] * (len(values) - 1)
+        thresholds += [cut_threshold(lo, hi) for lo, hi in zip(values[:-1], values[1:])]
+    if not columns:
+        columns, thresholds = [0], [float(X[:, 0].max())]
+    cut_map = CutMap(names, binary, columns, thresholds)
+    return cut_map.transform(X), cut_map
+
+
+@dataclass(eq=False)
+class CutDataset(BinaryDataset):
+    """The :class:`~optbb.common.data.BinaryDataset` of every cut of raw numeric columns, with the :class:`CutMap`
+    that reads them (``cuts``): :func:`optbb.osdt.solve` returns trees over the raw columns for it."""
+
+    cuts: CutMap | None = None
+
+
+def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", "1")) -> CutDataset:
+    """The dataset of every cut of ``X`` (numbers, a numpy array or DataFrame; 0/1 columns stay one feature each)
+    for labels ``y`` (class indices ``0 .. k-1``, ``k = len(label_names)``).  ``feature_names`` name the columns
+    (default: the DataFrame's, else ``x0, x1, ...``).  A ValueError names a column that holds text, categories,
+    NaN or infinity."""
+    names = None if feature_names is None else [str(n) for n in feature_names]
+    if names is None and hasattr(X, "columns"):
+        names = [str(c) for c in X.columns]
+    Xf = check_numeric_columns(X, names)
+    names = names if names is not None else [f"x{j}" for j in range(Xf.shape[1])]
+    if len(names) != Xf.shape[1]:
+        raise ValueError(f"feature_names has {len(names)} names but X has {Xf.shape[1]} columns")
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    features, cuts = all_cuts(Xf, names, w)
+    return CutDataset(features, y, cuts.feature_names(), w, label_names, cuts=cuts)
