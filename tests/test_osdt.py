@@ -315,7 +315,7 @@ def test_estimator_sklearn_conventions():
 
 
 @pytest.mark.parametrize("X, y, kw, match", [
-    (np.array([[0, 2], [1, 0]]), [0, 1], {}, "not binary"),
+    (np.array([[0, "red"], [1, "blue"]], dtype=object), [0, 1], {}, "holds text"),  # numbers are taken since issue 27
     (np.array([[0, np.nan], [1, 0]]), [0, 1], {}, "NaN"),
     (np.array([[0, 1], [1, 0]]), [1, 1], {}, "single class"),
     (np.array([[0, 1], [1, 0], [1, 1]]), [0, 1], {}, "length mismatch"),

@@ -3,6 +3,8 @@ dynamic-programming search over supports (:mod:`optbb.osdt.dp_search`, the defau
 leaf sets (:mod:`optbb.osdt.leaf_set`).
 
 Returns the common :class:`~optbb.common.result.SearchResult`; its ``model`` is an :class:`optbb.osdt.model.Tree`.
+Numeric columns reach ``solve`` as a :class:`~optbb.preprocessing.cuts.CutDataset` (:func:`cut_dataset`: every
+cut ``x <= t`` of every numeric column is a binary feature); the tree it returns reads the raw columns.
 """
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ from sklearn.utils._param_validation import StrOptions
 
 from ..common.data import BinaryDataset
 from ..common.result import SearchResult
+from ..common.limits import parse_memory
 from ..common.validation import NameList, Number, check_number, check_params
+from ..preprocessing.cuts import CutDataset
 from .dp_search import solve_dp
 from .leaf_set import ABLATIONS, POLICIES, solve_leaf_set
 from .trees import check_labels
@@ -62,7 +66,9 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     ----------
     data : BinaryDataset with 0/1 features and labels; its ``sample_weight`` (real, non-negative) turns
         ``errors / N`` into the weight of the misclassified samples over the total weight ("dp" only: the
-        leaf-set search takes uniform weights only).
+        leaf-set search takes uniform weights only).  For numeric columns, ``cut_dataset(X, y)`` (a
+        :class:`~optbb.preprocessing.cuts.CutDataset` of every cut of every column): the tree is then optimal over
+        every threshold, and the model reads and predicts on the raw columns.
     regularization : lambda, the penalty per leaf, in (0, 1] (0 is allowed with ``search="dp"`` and a
         ``max_depth``: minimum errors, ties to fewer leaves not guaranteed).
     search : "dp" (dynamic programming over supports, :mod:`optbb.osdt.dp`), "leaf_set" (the OSDT paper's search
@@ -96,16 +102,23 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     warm_start = None if initial_tree == "none" else initial_tree  # "none": the command line's spelling of None
     max_depth = _within_features(max_depth, data.n_features)
     # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
+    cuts = data.cuts if isinstance(data, CutDataset) else None
     if choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted) == "dp":
-        return _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
-                         node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels,
-                         sample_weight=data.sample_weight if weighted else None, started=started)
-    # -- the leaf-set search ---------------------------------------------------------------------------------------
-    lam = check_regularization(regularization)
-    ablation = check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound)
-    return solve_leaf_set(data, lam, policy=policy, ablation=ablation, initial_tree=warm_start,
-                          upper_bound=upper_bound, max_depth=max_depth, max_leaves=max_leaves, time_limit=time_limit,
-                          node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, started=started)
+        if cuts is not None:
+            memory_limit = _without_pair_table(memory_limit, data, max_depth, labels)
+        result = _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
+                           node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels,
+                           sample_weight=data.sample_weight if weighted else None, started=started)
+    else:  # -- the leaf-set search ---------------------------------------------------------------------------------
+        lam = check_regularization(regularization)
+        ablation = check_options(policy, ablation, warm_start, max_depth, max_leaves, upper_bound)
+        result = solve_leaf_set(data, lam, policy=policy, ablation=ablation, initial_tree=warm_start,
+                                upper_bound=upper_bound, max_depth=max_depth, max_leaves=max_leaves,
+                                time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit,
+                                verbose=verbose, started=started)
+    if cuts is not None:
+        result.model = result.model.over_columns(cuts)
+    return result
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -153,6 +166,21 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
                     feature_names=data.feature_names, warm_start=warm_start,
                     time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
                     sample_weight=sample_weight, started=started)
+
+
+def _without_pair_table(memory_limit, data: BinaryDataset, max_depth, labels):
+    """The memory limit left for the dp search once the depth-2 solver's pair-count table is set aside: that table
+    (``k m^2`` int64 for ``m`` features and ``k`` classes, allocated per call) is not counted by the engine, and with
+    every cut as a feature ``m`` can be tens of thousands (15,310 on breast cancer: 3.7 GB).  A table above the
+    limit leaves the search 1 byte, so it stops at once with status MEMORY_LIMIT and the initial tree."""
+    try:
+        cap = parse_memory(memory_limit)
+        k = data.n_classes if labels is None else max(2, int(np.max(labels)) + 1)
+    except (TypeError, ValueError):  # bad values are named by the checks of the search
+        return memory_limit
+    if cap is None or not isinstance(max_depth, Integral) or max_depth < 2:
+        return memory_limit
+    return max(1, cap - 8 * k * data.n_features ** 2)
 
 
 def _within_features(max_depth, n_features: int):

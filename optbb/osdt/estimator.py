@@ -15,15 +15,20 @@ from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
+from ..preprocessing.cuts import CutDataset, all_cuts
 from .dispatch import OPTION_CONSTRAINTS, choose_search, solve
 from .rashomon_set import rashomon_set as tree_rashomon_set
 
 
 class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
-    """Optimal sparse decision tree on binary features.
+    """Optimal sparse decision tree on binary or numeric features.
 
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
-    :func:`optbb.osdt.solve` for every option).  ``X`` must hold only 0/1 values (numpy array or DataFrame); ``y`` any
+    :func:`optbb.osdt.solve` for every option).  ``X``: numbers (numpy array or DataFrame).  A column of 0/1 values
+    is one binary feature; a numeric column offers every split ``x <= t`` with ``t`` between two consecutive
+    training values (:mod:`optbb.preprocessing.cuts`), so the tree is optimal over every threshold, prints
+    ``petal_length <= 2.45`` and predicts on the raw columns.  Categorical or text columns, NaN and infinity raise a
+    ValueError naming the column (one-hot encode categories first, e.g. with :class:`optbb.Binarizer`).  ``y`` any
     ``k >= 2`` labels (more than two need the dynamic-programming search).  ``class_weight``: None, ``"balanced"``
     (``n_samples / (k * class count)``, counted on ``sample_weight``) or a dict ``{label: weight}``; with it and
     ``fit``'s ``sample_weight`` the loss is the weight of the misclassified samples over the total weight (non-uniform
@@ -74,7 +79,8 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         sample ``k`` times.  ``time_limit`` counts from this call: validation and packing are on the clock."""
         started = time.perf_counter()
         self._validate_params()
-        Xc, y_enc, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True)
+        Xc, y_enc, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True,
+                                                          numeric=True)
         weights = combined_weights(y_enc, w, self.class_weight, classes, "OSDTClassifier")
         leaf_set_options = dict(policy=self.policy, ablation=self.ablation, upper_bound=self.upper_bound,
                                 max_leaves=self.max_leaves)
@@ -82,7 +88,12 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
             raise ValueError(f"OSDTClassifier: y has {len(classes)} classes; search='leaf_set' (and its options "
                              "policy, ablation, upper_bound, max_leaves) takes two classes only: use search='dp' "
                              "or 'auto' without those options")
-        data = BinaryDataset(Xc, y_enc > 0, display_names(self.feature_names, names, Xc.shape[1]), weights)
+        names = display_names(self.feature_names, names, Xc.shape[1])
+        if Xc.dtype == np.uint8:  # 0/1 columns only: the binary features as they are
+            data, self._cuts = BinaryDataset(Xc, y_enc > 0, names, weights), None
+        else:  # numeric columns: every cut of each is a feature
+            features, self._cuts = all_cuts(Xc, names, weights)
+            data = CutDataset(features, y_enc > 0, self._cuts.feature_names(), weights, cuts=self._cuts)
         result = solve(data, self.regularization, search=self.search, initial_tree=self.initial_tree,
                        max_depth=self.max_depth, time_limit=self.time_limit, node_limit=self.node_limit,
                        memory_limit=self.memory_limit, verbose=self.verbose,
@@ -91,7 +102,7 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         result.model.classes = list(classes)
         self.tree_ = result.model
         self.result_ = result
-        self._training = (Xc, y_enc, data.feature_names, weights)  # what rashomon_set searches again
+        self._training = (data.X, y_enc, data.feature_names, weights)  # what rashomon_set searches again
         return self
 
     def rashomon_set(self, epsilon: float | None = None, bound: float | None = None, *, max_depth="fit",
@@ -99,7 +110,8 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
                      memory_limit="auto", verbose: int = 0) -> RashomonSet:
         """Every tree on the training data within ``(1 + epsilon) *`` the optimum (or an absolute ``bound``) of
         this estimator's objective (its ``regularization``, weights and, unless given, its ``max_depth``): see
-        :func:`optbb.osdt.rashomon_set`.  The trees predict ``classes_`` labels on X as ``predict`` takes it."""
+        :func:`optbb.osdt.rashomon_set`.  The trees predict ``classes_`` labels on X as ``predict`` takes it (after
+        a fit on numeric columns, the trees are over every cut: ``petal_length<=2.45`` is a feature)."""
         check_is_fitted(self, "tree_")
         X, y, names, weights = self._training
         data = BinaryDataset(X, y, names, weights, tuple(str(c) for c in self.classes_))
@@ -107,13 +119,24 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         out = tree_rashomon_set(data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
                                 exclude_useless=exclude_useless, time_limit=time_limit, node_limit=node_limit,
                                 memory_limit=memory_limit, verbose=verbose, classes=list(self.classes_))
-        out.prepare = lambda X_raw: validate_predict_input(self, X_raw)
+        out.prepare = self._features
         return out
+
+    def _features(self, X) -> np.ndarray:
+        """The binary features the search saw of raw rows ``X`` (after the fit's column checks)."""
+        if self._cuts is None:
+            return validate_predict_input(self, X)
+        return self._cuts.transform(validate_predict_input(self, X, numeric=True))
+
+    def _rows(self, X) -> np.ndarray:
+        """``X`` checked as the fitted tree reads it: 0/1 columns, or raw numeric ones after a numeric fit."""
+        check_is_fitted(self, "tree_")
+        return validate_predict_input(self, X, numeric=self.tree_.cuts is not None)
 
     def predict(self, X):
         """The label of the leaf each row falls in."""
-        X01 = validate_predict_input(self, X)
-        return self.tree_.predict(X01)
+        rows = self._rows(X)
+        return self.tree_.predict(rows)
 
     def __str__(self) -> str:
         """The fitted tree (with the DataFrame's column names), or the parameters before fit."""
@@ -125,5 +148,5 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         pseudo-count on the leaf's label
         (``(c_k + 1 + [k == label]) / (n + K + 1)``, see :mod:`optbb.common.proba`), so that
         ``classes_[argmax]`` equals ``predict`` on every row, ties included."""
-        X01 = validate_predict_input(self, X)
-        return self.tree_.predict_proba(X01)
+        rows = self._rows(X)
+        return self.tree_.predict_proba(rows)
