@@ -1,0 +1,279 @@
+"""OSDT on numeric columns: every cut of every column is a feature, so the certified tree is optimal over every
+threshold; the model prints, exports and predicts on the raw columns.
+
+Checked against a brute force written here (``tests/twins/brute_numeric.py``: depth <= 2, every threshold of the
+rows reaching each node), against today's binary dp on a matrix of every cut built here, and against ``solve`` on
+0/1 data (binary columns take exactly the former path)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from optbb import export
+from optbb.common.data import BinaryDataset
+from optbb.osdt import OSDTClassifier, cut_dataset, solve
+from optbb.preprocessing.cuts import cut_threshold, threshold_text
+from twins.brute_numeric import optimal_objective, tree_objective
+
+VALUES = (-2.5, -1.0, 0.0, 0.5, 1.0, 1.25, 3.0, 7.75, 100.0)  # few values: many ties
+FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def numeric_problems(draw, max_rows=14, max_columns=3, zero_weights=True):
+    """``(X, y, w, lam, depth)``: 2-``max_rows`` rows of 1-``max_columns`` columns drawn from a few values (ties;
+    now and then a 0/1 column), 2-4 classes, uniform, integer or real weights, lambda 0 to 0.2."""
+    n = draw(st.integers(2, max_rows))
+    m = draw(st.integers(1, max_columns))
+    pool = draw(st.sampled_from([VALUES, (0.0, 1.0), VALUES[:4]]))
+    X = draw(hnp.arrays(np.float64, (n, m), elements=st.sampled_from(pool)))
+    k = draw(st.integers(2, 4))
+    y = draw(hnp.arrays(np.int64, n, elements=st.integers(0, k - 1)))
+    kind = draw(st.sampled_from(["none", "integer", "real"]))
+    w = None
+    if kind == "integer":
+        w = draw(hnp.arrays(np.float64, n, elements=st.integers(0 if zero_weights else 1, 3)))
+    elif kind == "real":
+        w = draw(hnp.arrays(np.float64, n, elements=st.floats(0.1, 3.0)))
+    lam = draw(st.sampled_from([0.0, 0.0, 0.01, 0.05, 0.2]))
+    depth = draw(st.integers(1, 2))
+    positive = y if w is None else y[w > 0]
+    assume(len(np.unique(positive)) >= 2)
+    return X, y, w, lam, depth
+
+
+@given(numeric_problems())
+@settings(FAST, max_examples=300)
+def test_depth_two_is_the_brute_force_over_every_threshold(problem):
+    X, y, w, lam, depth = problem
+    clf = OSDTClassifier(regularization=lam, max_depth=depth).fit(X, y, sample_weight=w)
+    assert clf.result_.status.name == "OPTIMAL"
+    expected = optimal_objective(X, y, lam, depth, w)
+    assert clf.result_.objective == pytest.approx(expected, abs=1e-9)
+    # the fitted tree, read on the raw rows, has that objective
+    assert tree_objective(clf.predict(X), y, lam, clf.tree_.n_leaves, w) == pytest.approx(expected, abs=1e-9)
+    assert clf.tree_.depth <= depth
+
+
+def every_cut(X: np.ndarray) -> np.ndarray:
+    """The 0/1 matrix of every cut of every column, half-way between consecutive distinct values (built here, not
+    with optbb's cuts)."""
+    out = []
+    for j in range(X.shape[1]):
+        u = np.unique(X[:, j])
+        out += [X[:, j] <= (a + b) / 2 for a, b in zip(u[:-1], u[1:])]
+    if not out:
+        out = [np.ones(X.shape[0], dtype=bool)]
+    return np.stack(out, axis=1).astype(np.uint8)
+
+
+@given(numeric_problems(max_rows=20, zero_weights=False))
+@settings(FAST, max_examples=60)
+def test_depth_three_is_the_binary_dp_on_every_cut(problem):
+    X, y, w, lam, _ = problem
+    clf = OSDTClassifier(regularization=lam, max_depth=3).fit(X, y, sample_weight=w)
+    B = every_cut(X)
+    k = int(y.max()) + 1
+    data = BinaryDataset(B, y, [f"c{j}" for j in range(B.shape[1])], w, tuple(str(c) for c in range(k)))
+    reference = solve(data, lam, max_depth=3)
+    assert clf.result_.status.name == reference.status.name == "OPTIMAL"
+    assert clf.result_.objective == pytest.approx(reference.objective, abs=1e-9)
+    assert tree_objective(clf.predict(X), y, lam, clf.tree_.n_leaves, w) == pytest.approx(reference.objective,
+                                                                                          abs=1e-9)
+
+
+@given(st.floats(-1e12, 1e12), st.floats(-1e12, 1e12))
+@settings(FAST, max_examples=200)
+def test_a_cut_lies_between_its_two_values_and_prints_as_itself(a, b):
+    assume(a != b)
+    lo, hi = min(a, b), max(a, b)
+    t = cut_threshold(lo, hi)
+    assert lo <= t < hi
+    assert lo < t or np.nextafter(lo, np.inf) == hi  # strictly between unless nothing is
+    assert float(threshold_text(t)) == t
+
+
+def test_thresholds_are_short_decimals():
+    assert cut_threshold(1.9, 3.0) == 2.0 and threshold_text(2.0) == "2"
+    assert cut_threshold(2.4, 2.5) == 2.45
+    assert cut_threshold(4.95, 5.05) == 5.0
+    assert cut_threshold(1.0, 2.0) == 1.5  # 2 itself is not below 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the model: text, DOT, LaTeX, JSON, predict on raw rows
+
+
+@pytest.fixture(scope="module")
+def iris():
+    from sklearn.datasets import load_iris
+
+    d = load_iris(as_frame=True)
+    X = d.data.rename(columns=lambda c: c.replace(" (cm)", "").replace(" ", "_"))
+    X["flag"] = np.random.default_rng(0).integers(0, 2, len(X))  # a 0/1 column beside the numeric ones
+    return X, d.target.map({0: "setosa", 1: "versicolor", 2: "virginica"})
+
+
+def test_the_tree_prints_and_exports_thresholds_by_name(iris):
+    X, y = iris
+    clf = OSDTClassifier(regularization=0, max_depth=2).fit(X, y)
+    assert clf.result_.objective * len(y) == pytest.approx(6)
+    d = clf.tree_.to_dict()
+    assert d["feature_names"] == list(X.columns) and d["column_kinds"][-1] == "binary"
+    name, t = X.columns[d["feature"]], d["threshold"]
+    # setosa apart: the shortest decimals between 1.9 and 3 (petal length) or 0.6 and 1 (petal width)
+    assert (name, t) in (("petal_length", 2.0), ("petal_width", 0.8))
+    t = threshold_text(t)
+    assert d["name"] == f"{name}<={t}"
+    text = clf.tree_.text()
+    assert text.splitlines()[0] == f"if {name} <= {t}:" and f"else:  # {name} > {t}" in text
+    assert f'label="{name} <= {t}"' in clf.tree_.to_dot()
+    assert rf"\If {{$\text{{{name.replace('_', chr(92) + '_')}}} \le {t}$}}" in clf.tree_.to_latex()
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_json_round_trip_predicts_the_same_on_raw_x(iris, mixed):
+    X, y = iris
+    if mixed:  # the label depends on the 0/1 column too
+        y = np.where(X["flag"] == 1, y, "virginica")
+    clf = OSDTClassifier(regularization=0.001, max_depth=3).fit(X, y)
+    assert (4 in clf.tree_.cuts.columns) == mixed and ("flag == 1" in clf.tree_.text()) == mixed
+    text = clf.tree_.to_json()
+    back = export.from_json(text)
+    assert back == clf.tree_ and back.to_json() == text and back.text() == clf.tree_.text()
+    raw = X.to_numpy()
+    rng = np.random.default_rng(0)
+    unseen = np.column_stack([rng.uniform(0, 8, (50, 4)), rng.integers(0, 2, 50)])
+    for rows in (raw, unseen):
+        frame = pd.DataFrame(rows, columns=X.columns)
+        assert np.array_equal(back.predict(rows), clf.predict(frame))
+        assert np.allclose(back.predict_proba(rows), clf.predict_proba(frame))
+    if mixed:
+        with pytest.raises(ValueError, match="not binary in column 'flag'"):
+            back.predict(np.column_stack([raw[:, :4], np.full(len(raw), 2)]))
+
+
+def test_json_of_a_numeric_tree_is_checked():
+    tree = OSDTClassifier(regularization=0, max_depth=1).fit(np.array([[1.0], [2.0], [3.0]]), [0, 0, 1]).tree_
+    d = tree.to_dict()
+    assert d["threshold"] == 2.5 and tree.predict(np.array([[2.5], [2.6]])).tolist() == [0, 1]
+    for key, value, match in (("threshold", None, "needs a finite threshold"),
+                              ("threshold", "2.5", "needs a finite threshold"),
+                              ("feature", 1, r"feature must lie in \[0, 0\]")):
+        with pytest.raises(ValueError, match=match):
+            export.from_dict({**d, key: value})
+    with pytest.raises(ValueError, match="column_kinds"):
+        export.from_dict({**d, "column_kinds": ["text"]})
+
+
+@pytest.mark.filterwarnings("ignore:X does not have valid feature names")
+def test_predict_checks_the_columns_as_before(iris):
+    X, y = iris
+    clf = OSDTClassifier(regularization=0.01, max_depth=2).fit(X, y)
+    with pytest.raises(ValueError, match="5 features"):
+        clf.predict(X.iloc[:, :4].to_numpy())
+    with pytest.raises(ValueError, match="feature names should match"):
+        clf.predict(X.rename(columns={"petal_length": "pl"}))
+    bad = X.copy()
+    bad.iloc[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN in column 'petal_length'"):
+        clf.predict(bad)
+    proba = clf.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1)
+    assert np.array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# input errors name the column
+
+
+@pytest.mark.parametrize("column, match", [
+    (["red", "blue", "red", "green"], r"column 'c' is categorical .*one-hot"),
+    (pd.Categorical([1, 2, 3, 1]), r"column 'c' is categorical"),
+    (pd.array(["a", "b", "a", "b"], dtype="string"), r"column 'c' is categorical"),
+    ([1.0, np.nan, 2.0, 3.0], r"NaN in column 'c' \(row 1\)"),
+    ([1.0, np.inf, 2.0, 3.0], r"infinity in column 'c'"),
+])
+def test_categorical_text_and_missing_values_name_the_column(column, match):
+    X = pd.DataFrame({"a": [0.5, 1.5, 2.5, 3.5], "c": column})
+    with pytest.raises(ValueError, match=match):
+        OSDTClassifier(regularization=0.1, max_depth=2).fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match=match):
+        cut_dataset(X, np.array([0, 1, 0, 1]))
+
+
+def test_numpy_text_and_missing_values_name_the_column():
+    X = np.array([[0.5, "1"], [1.5, "x"], [2.5, "2"]], dtype=object)
+    with pytest.raises(ValueError, match=r"column 1 \(x1\) holds text \('x'\)"):
+        OSDTClassifier(max_depth=2).fit(X, [0, 1, 0])
+    with pytest.raises(ValueError, match=r"NaN in column 1 \(x1\)"):
+        OSDTClassifier(max_depth=2).fit(np.array([[0.5, 1], [1.5, np.nan]]), [0, 1])
+    # a 0/1 categorical column is a 0/1 column, and numbers in an object array are numbers
+    X01 = pd.DataFrame({"a": [0.5, 1.5, 2.5, 3.5], "c": pd.Categorical([0, 1, 1, 0])})
+    assert OSDTClassifier(max_depth=1).fit(X01, [0, 1, 1, 0]).score(X01, [0, 1, 1, 0]) == 1
+    assert OSDTClassifier(max_depth=1).fit(X[[0, 2]][:, :1], [0, 1]).predict(np.array([[0.6]])).tolist() == [0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# binary data: exactly the former path
+
+
+@pytest.mark.parametrize("seed, lam, depth, k, weighted", [
+    (0, 0.01, None, 2, False), (1, 0.0, 3, 2, True), (2, 0.02, 4, 3, False), (3, 0.005, 3, 4, True),
+])
+def test_binary_data_gives_the_same_tree_as_solve(seed, lam, depth, k, weighted):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (150, 8)).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] | (rng.random(150) < 0.2)).astype(int) + (X[:, 2] * rng.integers(0, k - 1, 150))
+    w = rng.uniform(0.5, 2, 150) if weighted else None
+    clf = OSDTClassifier(regularization=lam, max_depth=depth).fit(X, y, sample_weight=w)
+    data = BinaryDataset(X, y > 0, [f"x{j}" for j in range(8)], w)
+    ref = solve(data, lam, max_depth=depth, labels=y if k > 2 else None).model
+    tree = clf.tree_
+    assert tree.cuts is None and clf._cuts is None
+    assert tree.leaves == ref.leaves and tree.predictions == ref.predictions and tree.text() == ref.text()
+    assert "column_kinds" not in tree.to_dict()
+    with pytest.raises(ValueError, match="X is not binary"):
+        clf.predict(np.where(X == 1, 2, 0))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# solve on a CutDataset, memory, Rashomon sets
+
+
+def test_solve_takes_a_cut_dataset_and_its_tree_reads_raw_columns(iris):
+    X, y = iris
+    codes = pd.factorize(y, sort=True)[0]
+    data = cut_dataset(X, codes, label_names=("setosa", "versicolor", "virginica"))
+    assert data.n_features == data.cuts.n_features == 119 + 1 and data.cuts.n_columns == 5
+    result = solve(data, 0.0, max_depth=2)
+    assert result.status.name == "OPTIMAL" and result.objective * len(y) == pytest.approx(6)
+    tree = result.model
+    assert tree.cuts.n_columns == 5 and tree.n_leaves == 3
+    assert tree_objective(tree.predict(X.to_numpy()), codes, 0.0, 3) == pytest.approx(result.objective)
+
+
+def test_a_pair_table_above_the_memory_limit_stops_with_the_initial_tree():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(300, 2)), rng.integers(0, 2, 300)  # 598 cuts: a 5.7 MB pair table
+    clf = OSDTClassifier(regularization=0, max_depth=2, memory_limit="4M").fit(X, y)
+    assert clf.result_.status.name == "MEMORY_LIMIT"
+    assert clf.result_.lower_bound <= clf.result_.objective and clf.predict(X).shape == (300,)
+
+
+def test_rashomon_set_of_a_numeric_fit_reads_raw_rows(iris):
+    X, y = iris
+    clf = OSDTClassifier(regularization=0.02, max_depth=2).fit(X.iloc[:, :2], y)
+    rs = clf.rashomon_set(epsilon=0.0)
+    assert rs.prepare(X.iloc[:, :2]).shape == (150, clf._cuts.n_features)
+
+
+@pytest.mark.slow
+@given(numeric_problems(max_rows=30, max_columns=4))
+@settings(FAST, max_examples=1000)
+def test_depth_two_brute_force_on_larger_problems(problem):
+    test_depth_two_is_the_brute_force_over_every_threshold.hypothesis.inner_test(problem)
