@@ -33,7 +33,7 @@ from .dp_search import weight_layers
 from .rashomon_kernel import KEY
 from .rashomon_search import OVERFLOW, add_root, build_chunk, run, start_optimum, start_widen
 from .rashomon_store import (F_RET, M_BUILD, N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS,
-                             S_MODE, S_NODES, S_ROOT, S_SOLVED, Data, Store, frame_rows)
+                             S_MODE, S_NODES, S_ROOT, S_SOLVED, Data, Store)
 
 UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never decremented to 0)
 
@@ -102,8 +102,8 @@ class TreeSpace:
         self.depth = UNLIMITED if max_depth is None else int(max_depth)
         self.exclude_useless = exclude_useless
         self.deadline, self.memory_limit = deadline, memory_limit
-        self.store = Store(amounts.words, frame_rows(self.depth, amounts.m), amounts.total, self.lam, amounts.K,
-                           exclude_useless, node_limit)
+        self.store = Store(amounts.words, amounts.m, self.depth, amounts.total, self.lam, amounts.K, exclude_useless,
+                           node_limit)
         s = self.store
         add_root(s.nodes, amounts.data, s.frames, s.st, amounts.all, self.depth)
         self.root = int(s.st[S_ROOT])

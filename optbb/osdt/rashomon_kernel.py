@@ -24,10 +24,11 @@ def new_pairs(capacity):
 
 @njit(cache=True, inline="always")
 def pair_slot(keys, key):
-    """The slot of ``key`` in the table, or the free slot where it goes (linear probing)."""
+    """The slot of ``key`` in the table, or the free slot where it goes (linear probing).  The errors are hashed
+    and the leaves added, so the pairs of equal errors, which a convolution visits in a row, sit side by side."""
     mask = np.uint64(keys.shape[0] - 1)
-    h = np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)
-    slot = np.int64((h >> np.uint64(32)) & mask)
+    h = np.uint64(key // KEY) * np.uint64(0x9E3779B97F4A7C15)
+    slot = np.int64(((h >> np.uint64(32)) + np.uint64(key % KEY)) & mask)
     while keys[slot] != FREE and keys[slot] != key:
         slot = np.int64((np.uint64(slot) + np.uint64(1)) & mask)
     return slot
@@ -67,31 +68,34 @@ def convolve(keys, counts, n, lk, lc, rk, rc, leaf_errors, limit, total, lam, ex
     their errors are below ``leaf_errors``.  Returns ``(keys, counts, n, added, over)``: ``added`` True when some
     tree was added, ``over`` when a count would pass :data:`COUNT_CAP`.
 
-    The cost grows with the errors and with the leaves (and so does its floating-point value), so along the right
-    pairs (sorted by errors, then leaves) a pair over the limit ends its run of equal errors, and one over it even
-    with a single leaf on the right ends the left pair's loop."""
+    The cost grows with the errors and with the leaves (and so does its floating-point value), so along a run of
+    right pairs of equal errors (sorted by leaves) the first one over the limit ends the run, and a run whose
+    errors are over it even with a single leaf on the right ends the left pair's loop."""
     added = over = False
     nxt = next_errors(rk)
     for i in range(lk.size):
-        keys, counts = room_for(keys, counts, n, rk.size)
+        if 2 * (n + rk.size) > keys.shape[0]:
+            keys, counts = room_for(keys, counts, n, rk.size)
         el, ll = lk[i] // KEY, lk[i] % KEY
         j = 0
         while j < rk.size:
             e = el + rk[j] // KEY
-            leaves = ll + rk[j] % KEY
-            if e / total + lam * leaves > limit:
-                if e / total + lam * (ll + 1) > limit:
+            ec = e / total
+            if ec + lam * (ll + 1) > limit:
+                break
+            for t in range(j, nxt[j]):
+                leaves = ll + rk[t] % KEY
+                if ec + lam * leaves > limit:
                     break
-                j = nxt[j]
-                continue
-            if not (exclude and ll == 1 and leaves == 2 and e >= leaf_errors):
-                if float(lc[i]) * float(rc[j]) >= COUNT_CAP:
+                if exclude and ll == 1 and leaves == 2 and e >= leaf_errors:
+                    continue
+                if float(lc[i]) * float(rc[t]) >= COUNT_CAP:
                     over = True
-                new, o = put_pair(keys, counts, e * KEY + leaves, lc[i] * rc[j])
+                new, o = put_pair(keys, counts, e * KEY + leaves, lc[i] * rc[t])
                 n += new
                 over |= o
                 added = True
-            j += 1
+            j = nxt[j]
     return keys, counts, n, added, over
 
 

@@ -28,14 +28,14 @@ from ..common.jit import njit
 from ..common.keyindex import find_row, index_put
 from ..common.rashomon import BOUND_TOLERANCE
 from .rashomon_kernel import KEY, convolve, new_pairs, put_pair, sorted_pairs
-from .rashomon_store import (BOUND, C_FEAT, C_LEFT, C_RIGHT, EXACT, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT, F_O_L, F_RET,
-                             F_TOTAL, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST, FV_CUTOFF, FV_FLOOR, FV_LB_R, FV_LOW,
-                             FV_T, FV_TOP, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, N_ERRORS, N_LABEL, N_MINORITY,
-                             N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, N_SIZE, N_STATE, NEED_CANDS, NEED_NODES,
-                             NEED_POOLS, P_CAND_LEN, P_CAND_OFF, P_HEAP, P_NODE, S_ASK_D, S_ASKING, S_BUILD, S_CANDS,
-                             S_CUR, S_CURSOR, S_EVALS, S_EXCLUDE, S_HEAP, S_K, S_LEFT, S_MODE, S_NEED,
-                             S_NEED_OPTIONS, S_NEED_PAIRS, S_NODE_LIMIT, S_NODES, S_OPTIONS, S_PAIRS, S_PHASE,
-                             S_PLANNED, S_RET_ID, S_ROOT, S_SOLVED, S_TOP, UNSOLVED, V_BUDGET, V_OPT, V_WANT)
+from .rashomon_store import (BOUND, C_FEAT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST, FV_CUTOFF,
+                             FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT, F_O_L, F_RET,
+                             F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN, NEED_POOLS,
+                             NEED_SIDES, N_ERRORS, N_LABEL, N_MINORITY, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF,
+                             N_SIDES, N_SIZE, N_STATE, P_CAND_LEN, P_CAND_OFF, P_HEAP, P_NODE, S_ASKING, S_ASK_D,
+                             S_BUILD, S_CANDS, S_CUR, S_CURSOR, S_EVALS, S_EXCLUDE, S_HEAP, S_K, S_LEFT, S_MODE, S_NEED,
+                             S_NEED_OPTIONS, S_NEED_PAIRS, S_NODES, S_NODE_LIMIT, S_OPTIONS, S_PAIRS, S_PHASE,
+                             S_PLANNED, S_RET_ID, S_ROOT, S_SIDES, S_SOLVED, S_TOP, UNSOLVED, V_BUDGET, V_OPT, V_WANT)
 
 OVERFLOW = 5  # a count passed COUNT_CAP (after the driver's step codes)
 # phases: of a frame and of the widening pass (a loop over the features, waiting for the zero side's optimum, for
@@ -43,6 +43,7 @@ OVERFLOW = 5  # a count passed COUNT_CAP (after the driver's step codes)
 LOOP, WAIT_L, WAIT_R, POP = range(4)
 ASK, ANSWERED = range(2)
 INF = np.inf
+UNSPLIT = -1  # the one-side amount of a split with an empty side
 
 
 # -- counting -----------------------------------------------------------------------------------------------------
@@ -69,6 +70,28 @@ def one_side(keys, e, data, f):
             n1 += popcount64(one)
             m1 += layered(one, zbits, 0, k, mult)
     return n1, m1
+
+
+@njit(cache=True, inline="always")
+def count_sides(nodes, data, st, e):
+    """Count the equivalent-points amount of the one side of each split of subproblem ``e`` into
+    ``nodes.sides`` (room checked by the caller), :data:`UNSPLIT` for a split with an empty side: once per
+    subproblem, as one is evaluated again under a higher cutoff and planned at each widening."""
+    at = st[S_SIDES]
+    for f in range(data.features.shape[0]):
+        n1, m1 = one_side(nodes.rows, e, data, f)
+        nodes.sides[at + f] = UNSPLIT if n1 == 0 or n1 == nodes.ints[e, N_SIZE] else m1
+    nodes.ints[e, N_SIDES] = at
+    st[S_SIDES] = at + data.features.shape[0]
+
+
+@njit(cache=True, inline="always")
+def sides_full(nodes, data, st):
+    """Whether ``nodes.sides`` lacks room for one more subproblem's splits (NEED_MEMORY asks for it)."""
+    full = st[S_SIDES] + data.features.shape[0] > nodes.sides.shape[0]
+    if full:
+        st[S_NEED] = NEED_SIDES
+    return full
 
 
 # -- the store ----------------------------------------------------------------------------------------------------
@@ -114,6 +137,7 @@ def new_node(nodes, data, st, buf, h, slot):
     ints[e, N_STATE] = UNSOLVED
     ints[e, N_PAIR_OFF] = ints[e, N_PAIR_LEN] = ints[e, N_OPT_OFF] = ints[e, N_OPT_LEN] = 0
     vals[e, V_OPT], vals[e, V_BUDGET], vals[e, V_WANT] = 0.0, -INF, -INF
+    ints[e, N_SIDES] = -1
     st[S_NODES] = e + 1
     return e
 
@@ -168,6 +192,8 @@ def ask(nodes, data, frames, st, fs):
     elif e < 0 and st[S_NODES] >= nodes.ints.shape[0]:
         st[S_NEED] = NEED_NODES
         code = NEED_MEMORY
+    elif sides_full(nodes, data, st):
+        code = NEED_MEMORY
     else:
         if e < 0:
             e = new_node(nodes, data, st, frames.buf, h, e)
@@ -177,6 +203,8 @@ def ask(nodes, data, frames, st, fs):
         if d == 0 or not splits_can_help(nodes, fs, e, best):
             settle(nodes, st, fs, e, best, EXACT)
         else:
+            if nodes.ints[e, N_SIDES] < 0:
+                count_sides(nodes, data, st, e)
             push(frames, st, e, d, cutoff, best)
     return code
 
@@ -230,9 +258,9 @@ def frame_step(nodes, data, frames, st, fs):
     else:
         asked = False
         while f < data.features.shape[0]:
-            n1, m1 = one_side(nodes.rows, e, data, f)
-            m0 = nodes.ints[e, N_MINORITY] - m1
-            if n1 > 0 and n1 < nodes.ints[e, N_SIZE]:
+            m1 = nodes.sides[nodes.ints[e, N_SIDES] + f]
+            if m1 != UNSPLIT:
+                m0 = nodes.ints[e, N_MINORITY] - m1
                 t = min(fv[k, FV_BEST], fv[k, FV_TOP])
                 lb_r = m1 / total + lam
                 low = (m0 / total + lam) + lb_r
@@ -353,7 +381,7 @@ def topdown_step(nodes, data, plan, frames, st, fs):
     e, limit, f = st[S_CUR], fs[F_LIMIT], st[S_CURSOR]
     code = 0
     if phase == POP:
-        code = plan_next(nodes, plan, st, fs)
+        code = plan_next(nodes, data, plan, st, fs)
     elif phase == WAIT_L:
         o_l = fs[F_RET]
         if o_l + fs[F_LB_R] > limit:
@@ -365,8 +393,8 @@ def topdown_step(nodes, data, plan, frames, st, fs):
         o_l, o_r = fs[F_O_L], fs[F_RET]
         if o_l + o_r > limit:
             st[S_CURSOR], st[S_PHASE] = f + 1, LOOP
-        elif st[S_CANDS] >= plan.cands.shape[0]:
-            st[S_NEED] = NEED_CANDS
+        elif st[S_CANDS] >= plan.cands.shape[0] or st[S_HEAP] + 2 > plan.limit.shape[0]:
+            st[S_NEED] = NEED_PLAN
             code = NEED_MEMORY
         else:
             c, left, right = st[S_CANDS], st[S_LEFT], st[S_RET_ID]
@@ -379,10 +407,10 @@ def topdown_step(nodes, data, plan, frames, st, fs):
     else:
         st[S_PHASE] = POP
         while f < data.features.shape[0]:
-            n1, m1 = one_side(nodes.rows, e, data, f)
+            m1 = nodes.sides[nodes.ints[e, N_SIDES] + f]
             m0 = nodes.ints[e, N_MINORITY] - m1
             lb_r = m1 / total + lam
-            if n1 > 0 and n1 < nodes.ints[e, N_SIZE] and not (m0 / total + lam) + lb_r > limit:
+            if m1 != UNSPLIT and not (m0 / total + lam) + lb_r > limit:
                 request(nodes, data, frames, st, fs, e, f, False, depth_of(nodes, e) - 1, limit - lb_r)
                 st[S_CURSOR], st[S_PHASE], fs[F_LB_R] = f, WAIT_L, lb_r
                 break
@@ -391,7 +419,7 @@ def topdown_step(nodes, data, plan, frames, st, fs):
 
 
 @njit(cache=True, inline="always")
-def plan_next(nodes, plan, st, fs):
+def plan_next(nodes, data, plan, st, fs):
     """Take the next subproblem off the heap and plan it with the largest budget its parents ask, plus a tolerance
     (sums in another order differ in their last bits), or pass it when its pairs cover that budget.  Returns 0 or
     a step code."""
@@ -406,7 +434,9 @@ def plan_next(nodes, plan, st, fs):
         if not covered and st[S_EVALS] >= st[S_NODE_LIMIT]:
             code = NODE_LIMIT
         elif not covered and st[S_PLANNED] >= ints.shape[0]:
-            st[S_NEED] = NEED_NODES
+            st[S_NEED] = NEED_PLAN
+            code = NEED_MEMORY
+        elif not covered and sides_full(nodes, data, st):
             code = NEED_MEMORY
         else:
             heap_pop(nodes, ints, st[S_HEAP])
@@ -421,6 +451,8 @@ def plan_next(nodes, plan, st, fs):
                 st[S_CUR], st[S_CURSOR] = e, 0
                 fs[F_LIMIT] = limit
                 can = depth_of(nodes, e) > 0 and splits_can_help(nodes, fs, e, limit)
+                if can and nodes.ints[e, N_SIDES] < 0:
+                    count_sides(nodes, data, st, e)
                 st[S_PHASE] = LOOP if can else POP
     return code
 

@@ -11,7 +11,9 @@ pairs and options, the widening plan and the stack of optimum evaluations, with 
   ``ints[i, N_*]``: its number of rows, its leaf (errors and label: the majority class, ties to the larger class),
   its equivalent-points amount, the state of its optimum, and the offset and length of its pairs and of its options
   in the pools; ``vals[i, V_*]``: its optimum (``EXACT``) or a lower bound above the last cutoff asked (``BOUND``),
-  the budget its pairs cover and the budget the widening asks of it (-inf: none).
+  the budget its pairs cover and the budget the widening asks of it (-inf: none); ``sides[ints[i, N_SIDES] + f]``
+  the equivalent-points amount of the one side of its split on ``f``, counted once for the subproblems whose splits
+  are tried (``N_SIDES`` is -1 before; most subproblems are leaves of the depth budget).
 - ``Pools``: pairs ``keys`` (``errors * KEY + leaves``, sorted per subproblem) with ``counts``; options ``feat``,
   ``left`` (the zero side's id) and ``right`` (the one side's).  A subproblem widened again appends its new pairs
   and options; the old ones stay unused.
@@ -36,17 +38,18 @@ from ..common.growth import grow
 from ..common.keyindex import index_capacity, new_index, reindex
 
 Data = namedtuple("Data", "features ybits zbits mult")
-Nodes = namedtuple("Nodes", "index ehash rows ints vals")
+Nodes = namedtuple("Nodes", "index ehash rows ints vals sides")
 Pools = namedtuple("Pools", "keys counts feat left right")
 Plan = namedtuple("Plan", "ints limit cands")
 Frames = namedtuple("Frames", "fi fv buf")
 
 # st: the mode and phase of the chunk machine, the frame top, counters, what a NEED_MEMORY asks, the widening pass's
-# cursor, the pools' fill, the constants, an optimum asked (its support in ``frames.buf``) and its depth budget
+# cursor, the pools' fill, the constants, an optimum asked (its support in ``frames.buf``) and its depth budget, the
+# fill of ``nodes.sides``
 (S_MODE, S_PHASE, S_TOP, S_EVALS, S_NODES, S_SOLVED, S_NODE_LIMIT, S_RET_ID, S_NEED, S_NEED_PAIRS, S_NEED_OPTIONS,
  S_CUR, S_CURSOR, S_LEFT, S_HEAP, S_PLANNED, S_CANDS, S_BUILD, S_PAIRS, S_OPTIONS, S_ROOT, S_K, S_EXCLUDE, S_ASKING,
- S_ASK_D) = range(25)
-N_ST = 25
+ S_ASK_D, S_SIDES) = range(26)
+N_ST = 26
 # fs: the constants, the value an evaluation returned, the cutoff of the optimum asked, the widening pass's current
 # limit and split
 F_TOTAL, F_LAM, F_RET, F_CUTOFF, F_LIMIT, F_LB_R, F_O_L = range(7)
@@ -56,7 +59,7 @@ N_FS = 7
 # lower bound, the cost so far)
 FI_ID, FI_D, FI_F, FI_PHASE = range(4)
 FV_CUTOFF, FV_TOP, FV_BEST, FV_FLOOR, FV_T, FV_LB_R, FV_LOW = range(7)
-N_SIZE, N_ERRORS, N_LABEL, N_MINORITY, N_STATE, N_PAIR_OFF, N_PAIR_LEN, N_OPT_OFF, N_OPT_LEN = range(9)
+N_SIZE, N_ERRORS, N_LABEL, N_MINORITY, N_STATE, N_PAIR_OFF, N_PAIR_LEN, N_OPT_OFF, N_OPT_LEN, N_SIDES = range(10)
 V_OPT, V_BUDGET, V_WANT = range(3)
 P_HEAP, P_NODE, P_CAND_OFF, P_CAND_LEN = range(4)
 C_FEAT, C_LEFT, C_RIGHT = range(3)
@@ -65,16 +68,16 @@ M_IDLE, M_OPTIMUM, M_TOPDOWN, M_BUILD = range(4)
 # optimum states
 UNSOLVED, BOUND, EXACT = range(3)
 # what a NEED_MEMORY asks for
-NEED_NODES, NEED_POOLS, NEED_CANDS = range(3)
+NEED_NODES, NEED_POOLS, NEED_PLAN, NEED_SIDES = range(4)
 
-FIRST_NODES, FIRST_PAIRS, FIRST_CANDS = 1024, 4096, 1024
+FIRST_NODES, FIRST_PAIRS, FIRST_PLAN = 1024, 4096, 256
 
 
-def new_nodes(capacity: int, key_words: int) -> Nodes:
+def new_nodes(capacity: int, key_words: int, n_features: int) -> Nodes:
     """An empty store of ``capacity`` subproblems (keys of ``key_words`` words)."""
     z, cap = np.zeros, capacity
     return Nodes(new_index(index_capacity(cap)), z(cap, np.uint64), z((cap, key_words), np.uint64),
-                 z((cap, 9), np.int64), z((cap, 3), np.float64))
+                 z((cap, 10), np.int64), z((cap, 3), np.float64), z(cap * max(n_features, 1) // 4, np.int64))
 
 
 def new_pools(pairs: int, options: int) -> Pools:
@@ -105,12 +108,13 @@ class Store:
     """The arrays of a construction (``nodes``, ``pools``, ``plan``, ``frames``, ``st``, ``fs``) and their growth
     under a memory limit."""
 
-    def __init__(self, n_words: int, frame_rows: int, total: int, lam: float, n_classes: int, exclude: bool,
-                 node_limit: int | None):
-        self.nodes = new_nodes(FIRST_NODES, n_words + 1)
+    def __init__(self, n_words: int, n_features: int, depth: int, total: int, lam: float, n_classes: int,
+                 exclude: bool, node_limit: int | None):
+        self.nodes = new_nodes(FIRST_NODES, n_words + 1, n_features)
         self.pools = new_pools(FIRST_PAIRS, FIRST_NODES)
-        self.plan = new_plan(FIRST_NODES, FIRST_CANDS)
-        self.frames = new_frames(frame_rows, n_words + 1)
+        self.plan = new_plan(FIRST_PLAN, FIRST_PLAN)
+        # a path splits at most min(depth, features) times (a feature split again leaves one side empty)
+        self.frames = new_frames(int(min(depth, n_features)) + 2, n_words + 1)
         self.st, self.fs = new_state(total, lam, n_classes, exclude, node_limit)
 
     def arrays(self) -> list:
@@ -120,49 +124,51 @@ class Store:
         return int(sum(a.nbytes for a in self.arrays()))
 
     def grow(self, memory_limit: int | None, stop) -> bool:
-        """Enlarge what the last chunk ran out of (``st[S_NEED]``): False when ``memory_limit`` forbids it (the old
-        arrays and the new ones are alive together while copying); may raise
+        """Enlarge what the last chunk ran out of (``st[S_NEED]``), doubling it: False when ``memory_limit``
+        forbids it (the old arrays and the new ones are alive together while copying); may raise
         :class:`~optbb.common.growth.GrowthStopped`."""
         need, st = int(self.st[S_NEED]), self.st
         if need == NEED_NODES:
-            cap = 2 * self.nodes.ints.shape[0]
-            new = lambda: self._grown_nodes(cap, stop)  # noqa: E731
-            extra = 2 * (sum(a.nbytes for a in self.nodes) + self.plan.ints.nbytes + self.plan.limit.nbytes)
+            grown = {"nodes": 2 * self.nodes.ints.shape[0]}
         elif need == NEED_POOLS:
-            pairs = _enough(self.pools.keys.shape[0], int(st[S_PAIRS] + st[S_NEED_PAIRS]))
-            options = _enough(self.pools.feat.shape[0], int(st[S_OPTIONS] + st[S_NEED_OPTIONS]))
-            new = lambda: self._grown_pools(pairs, options, stop)  # noqa: E731
-            extra = 16 * pairs + 24 * options
+            grown = {"pairs": _enough(self.pools.keys.shape[0], int(st[S_PAIRS] + st[S_NEED_PAIRS])),
+                     "options": _enough(self.pools.feat.shape[0], int(st[S_OPTIONS] + st[S_NEED_OPTIONS]))}
+        elif need == NEED_PLAN:
+            grown = {"plan": _enough(self.plan.limit.shape[0], int(max(st[S_HEAP] + 2, st[S_PLANNED] + 1))),
+                     "cands": _enough(self.plan.cands.shape[0], int(st[S_CANDS] + 1))}
         else:
-            cands = 2 * self.plan.cands.shape[0]
-            new = lambda: self._grown_cands(cands, stop)  # noqa: E731
-            extra = 24 * cands
+            grown = {"sides": 2 * self.nodes.sides.shape[0]}
+        groups = self._groups()
+        extra = sum(sum(a.nbytes for a in groups[g]) // groups[g][0].shape[0] * size for g, size in grown.items())
         if memory_limit is not None and self.memory_bytes() + extra > memory_limit:
             return False
-        new()
+        for g, size in grown.items():
+            if size > groups[g][0].shape[0]:
+                self._resize(g, size, stop)
         return True
 
-    def _grown_nodes(self, cap: int, stop) -> None:
-        n = int(self.st[S_NODES])
-        index = reindex(self.nodes.ehash, n, index_capacity(cap), stop)
-        rest = [grow(a, cap, stop) for a in self.nodes[1:]]
-        ints, limit = grow(self.plan.ints, cap, stop), grow(self.plan.limit, cap, stop)
-        self.nodes = Nodes(index, *rest)
-        self.plan = Plan(ints, limit, self.plan.cands)
+    def _groups(self) -> dict:
+        """The arrays that grow together, by the capacity they share."""
+        n, p, pl = self.nodes, self.pools, self.plan
+        return {"nodes": (n.ints, n.ehash, n.rows, n.vals, n.index), "sides": (n.sides,),
+                "pairs": (p.keys, p.counts), "options": (p.feat, p.left, p.right), "plan": (pl.limit, pl.ints),
+                "cands": (pl.cands,)}
 
-    def _grown_pools(self, pairs: int, options: int, stop) -> None:
-        pairs_ = [grow(a, pairs, stop) if pairs > a.shape[0] else a for a in self.pools[:2]]
-        options_ = [grow(a, options, stop) if options > a.shape[0] else a for a in self.pools[2:]]
-        self.pools = Pools(*pairs_, *options_)
-
-    def _grown_cands(self, cands: int, stop) -> None:
-        self.plan = Plan(self.plan.ints, self.plan.limit, grow(self.plan.cands, cands, stop))
-
-
-def frame_rows(depth: int, n_features: int) -> int:
-    """Rows of the evaluation stack: a path splits at most ``min(depth, features)`` times (a feature split again
-    leaves one side empty)."""
-    return int(min(depth, n_features)) + 2
+    def _resize(self, group: str, size: int, stop) -> None:
+        if group == "nodes":
+            index = reindex(self.nodes.ehash, int(self.st[S_NODES]), index_capacity(size), stop)
+            rest = [grow(a, size, stop) for a in self.nodes[1:5]]
+            self.nodes = Nodes(index, *rest, self.nodes.sides)
+        elif group == "sides":
+            self.nodes = self.nodes._replace(sides=grow(self.nodes.sides, size, stop))
+        elif group in ("pairs", "options"):
+            fields = ("keys", "counts") if group == "pairs" else ("feat", "left", "right")
+            self.pools = self.pools._replace(**{f: grow(getattr(self.pools, f), size, stop) for f in fields})
+        elif group == "plan":
+            self.plan = self.plan._replace(ints=grow(self.plan.ints, size, stop),
+                                           limit=grow(self.plan.limit, size, stop))
+        else:
+            self.plan = self.plan._replace(cands=grow(self.plan.cands, size, stop))
 
 
 def _enough(capacity: int, needed: int) -> int:
