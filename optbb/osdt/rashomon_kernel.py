@@ -126,21 +126,27 @@ def sorted_pairs(keys, counts, n):
 
 
 @njit(cache=True)
-def combinations(node_keys, lk, rk, leaf_errors, exclude):
-    """Index arrays ``(i, j, at)``: left pair ``i`` and right pair ``j`` combine into the node's pair ``at`` (the
-    sum is one of ``node_keys``, sorted, and with ``exclude`` two leaves lower the errors)."""
-    n = lk.size * rk.size
-    ii = np.empty(n, dtype=np.int64)
-    jj = np.empty(n, dtype=np.int64)
-    at = np.empty(n, dtype=np.int64)
+def combinations(node_keys, lk, rk, leaf_errors, exclude, ii, jj, at):
+    """How many combinations of a left pair ``ii[t]`` and a right pair ``jj[t]`` make the node's pair ``at[t]``
+    (the sum is one of ``node_keys``, sorted, and with ``exclude`` two leaves lower the errors), written into the
+    three arrays (``lk.size * rk.size`` long at least).  Keys add, so along the right pairs of one left pair the
+    sums rise: the node's keys are walked, not searched."""
     k = 0
+    if node_keys.size == 0 or rk.size == 0:
+        return k
+    last = node_keys[node_keys.size - 1]
     for i in range(lk.size):
+        p = np.searchsorted(node_keys, lk[i] + rk[0])
         for j in range(rk.size):
             key = lk[i] + rk[j]  # errors and leaves add in the key
+            if key > last:
+                break
+            while node_keys[p] < key:
+                p += 1
+            if node_keys[p] != key:
+                continue
             if exclude and lk[i] % KEY == 1 and rk[j] % KEY == 1 and key // KEY >= leaf_errors:
                 continue
-            p = np.searchsorted(node_keys, key)
-            if p < node_keys.size and node_keys[p] == key:
-                ii[k], jj[k], at[k] = i, j, p
-                k += 1
-    return ii[:k], jj[:k], at[:k]
+            ii[k], jj[k], at[k] = i, j, p
+            k += 1
+    return k

@@ -8,8 +8,7 @@ import numpy as np
 from ..common.rashomon import Level, within
 from .model import Tree
 from .rashomon import KEY, TreeSpace
-from .rashomon_kernel import combinations
-from .rashomon_store import N_SIZE
+from .rashomon_summary import class_counts, outside_weights, parents_first, usage_recounts
 
 
 class TreeBackend:
@@ -75,85 +74,34 @@ class TreeBackend:
         return set(model.features_used())
 
     # -- exact summaries ----------------------------------------------------------------------------------------
-    def _order(self) -> list[int]:
-        """The subproblems below the root, parents before children (children have less depth or support)."""
-        sp = self.space
-        seen, stack = {self.root}, [self.root]
-        while stack:
-            _, lefts, rights = sp.options(stack.pop())
-            for child in (*lefts.tolist(), *rights.tolist()):
-                if child not in seen:
-                    seen.add(child)
-                    stack.append(child)
-        nodes = sp.store.nodes
-        return sorted(seen, key=lambda i: (-int(nodes.rows[i, -1]), -int(nodes.ints[i, N_SIZE])))
+    def _root_pairs(self) -> np.ndarray:
+        """The indices of the root's pairs within the bound (the levels) among its pairs."""
+        keys = np.array([e * KEY + leaves for e, leaves in self._pairs], dtype=np.int64)
+        return np.searchsorted(self.space.keys(self.root), keys).astype(np.int64)
 
-    def outside(self) -> tuple[dict, list[int]]:
-        """Per subproblem, an array over its pairs: the number of ways the rest of a member completes a subtree of
-        that pair (top-down: the root's pairs within the bound weigh 1, a split passes its weight times the
-        sibling's count to each child)."""
-        if self._weights is not None:
-            return self._weights
-        sp = self.space
-        order = self._order()
-        root_keys = np.array([e * KEY + leaves for e, leaves in self._pairs], dtype=np.int64)
-        w = {i: np.zeros(sp.keys(i).size, dtype=np.int64) for i in order}
-        w[self.root][np.searchsorted(sp.keys(self.root), root_keys)] = 1
-        for node in order:
-            here = w[node]
-            if not here.any():
-                continue
-            _, lefts, rights = sp.options(node)
-            for left, right in zip(lefts.tolist(), rights.tolist()):
-                i, j, at = self._combinations(node, left, right)
-                through = here[at]
-                keep = through > 0
-                np.add.at(w[left], i[keep], through[keep] * sp.counts(right)[j[keep]])
-                np.add.at(w[right], j[keep], through[keep] * sp.counts(left)[i[keep]])
-        self._weights = (w, order)
+    def outside(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(weights, order)``: per pair of the pool, the number of ways the rest of a member completes a subtree
+        of that pair, and the subproblems below the root, parents first
+        (:func:`~optbb.osdt.rashomon_summary.outside_weights`)."""
+        if self._weights is None:
+            s = self.space.store
+            order = parents_first(s.nodes, s.pools, self.root)
+            w = outside_weights(s.nodes, s.pools, order, self._root_pairs(), self.space.exclude_useless)
+            self._weights = (w, order)
         return self._weights
-
-    def _combinations(self, node: int, left: int, right: int):
-        """Index arrays ``(i, j, at)``: left pair ``i`` and right pair ``j`` combine into ``node``'s pair ``at``."""
-        sp = self.space
-        return combinations(sp.keys(node), sp.keys(left), sp.keys(right), sp.leaf_errors(node), sp.exclude_useless)
 
     def class_counts(self) -> np.ndarray:
         """``(n_samples, K)``: per training row, the members predicting each class (a subproblem is a leaf of as
         many members as its outside weight at its leaf pair, and predicts its label for each of its rows)."""
         w, order = self.outside()
-        sp = self.space
-        a = sp.a
-        out = np.zeros((a.n, a.K), dtype=np.int64)
-        for node in order:
-            keys, leaf = sp.keys(node), sp.leaf_errors(node) * KEY + 1
-            at = np.searchsorted(keys, leaf)
-            if at < keys.size and keys[at] == leaf and w[node][at]:
-                out[sp.rows(node), sp.label(node)] += w[node][at]
-        return out
+        s, a = self.space.store, self.space.a
+        return class_counts(s.nodes, s.pools, order, w, a.n, a.K)
 
     def feature_usage(self) -> list[int]:
         """Per feature, the members using it: the count minus the members of a recount without its splits (the
         recounts of all features at once, bottom-up, one column per feature)."""
-        sp = self.space
-        m = sp.a.m
-        order = self._order()
-        without: dict = {}
-        for node in reversed(order):
-            keys, leaf_key = sp.keys(node), sp.leaf_errors(node) * KEY + 1
-            c = np.zeros((keys.size, m), dtype=np.int64)
-            leaf = np.searchsorted(keys, leaf_key)
-            if leaf < keys.size and keys[leaf] == leaf_key:
-                c[leaf] = 1
-            feats, lefts, rights = sp.options(node)
-            for f, left, right in zip(feats.tolist(), lefts.tolist(), rights.tolist()):
-                i, j, at = self._combinations(node, left, right)
-                ways = without[left][i] * without[right][j]
-                ways[:, f] = 0
-                np.add.at(c, at, ways)
-            without[node] = c
-        root = without[self.root]
-        keys = np.array([e * KEY + leaves for e, leaves in self._pairs], dtype=np.int64)
-        kept = root[np.searchsorted(sp.keys(self.root), keys)].sum(0) if keys.size else np.zeros(m, dtype=np.int64)
+        s = self.space.store
+        order = parents_first(s.nodes, s.pools, self.root)
+        kept = usage_recounts(s.nodes, s.pools, order, self._root_pairs(), self.space.a.m, self.space.exclude_useless)
         total = sum(lv.count for lv in self.levels)
         return [total - int(x) for x in kept]

@@ -1,0 +1,138 @@
+"""Compiled summaries of a Rashomon set of trees, read off the subproblems without listing a tree: the per-sample
+class counts and the per-feature usage (see :class:`~optbb.osdt.rashomon_trees.TreeBackend`).
+
+Arrays over pairs are aligned with the pair pool (``pools.keys``): the entry of pair ``t`` of subproblem ``i`` is at
+``ints[i, N_PAIR_OFF] + t``.  Counts are int64, as the pair counts are."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..common.bitset import trailing_zeros
+from ..common.jit import njit
+from .rashomon_kernel import KEY, combinations
+from .rashomon_store import N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF
+
+
+@njit(cache=True)
+def parents_first(nodes, pools, root):
+    """The subproblems reachable from ``root`` through split options, parents before children (a child has a
+    depth budget one less than its parent's)."""
+    ints = nodes.ints
+    seen = np.zeros(ints.shape[0], dtype=np.bool_)
+    found = np.empty(ints.shape[0], dtype=np.int64)
+    found[0], seen[root] = root, True
+    n, top = 1, 0
+    while top < n:
+        e = found[top]
+        top += 1
+        for o in range(ints[e, N_OPT_OFF], ints[e, N_OPT_OFF] + ints[e, N_OPT_LEN]):
+            for child in (pools.left[o], pools.right[o]):
+                if not seen[child]:
+                    seen[child] = True
+                    found[n] = child
+                    n += 1
+    found = found[:n]
+    depth = nodes.rows[:, nodes.rows.shape[1] - 1]
+    budgets = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        budgets[t] = -np.int64(depth[found[t]])
+    return found[np.argsort(budgets)]
+
+
+@njit(cache=True, inline="always")
+def pairs_of(nodes, pools, e):
+    """The pair keys of subproblem ``e`` and their offset in the pool."""
+    off = nodes.ints[e, N_PAIR_OFF]
+    return pools.keys[off:off + nodes.ints[e, N_PAIR_LEN]], off
+
+
+@njit(cache=True, inline="always")
+def leaf_pair(nodes, pools, e):
+    """The index of the leaf pair ``(leaf errors, 1)`` among the pairs of ``e``, or -1."""
+    keys, _ = pairs_of(nodes, pools, e)
+    key = nodes.ints[e, N_ERRORS] * KEY + 1
+    at = np.searchsorted(keys, key)
+    return at if at < keys.size and keys[at] == key else -1
+
+
+@njit(cache=True)
+def combination_buffers(nodes, pools, order):
+    """Three arrays long enough for the combinations of any split option of the subproblems ``order``."""
+    most = 0
+    for e in order:
+        for o in range(nodes.ints[e, N_OPT_OFF], nodes.ints[e, N_OPT_OFF] + nodes.ints[e, N_OPT_LEN]):
+            most = max(most, nodes.ints[pools.left[o], N_PAIR_LEN] * nodes.ints[pools.right[o], N_PAIR_LEN])
+    return np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64)
+
+
+@njit(cache=True)
+def outside_weights(nodes, pools, order, root_pairs, exclude):
+    """Per pair (aligned with the pool), the number of ways the rest of a member completes a subtree of that pair:
+    the root's pairs ``root_pairs`` (indices among its pairs) weigh 1, and top-down each split passes its weight
+    times the sibling's count to each child's pair."""
+    w = np.zeros(pools.keys.shape[0], dtype=np.int64)
+    ii, jj, at = combination_buffers(nodes, pools, order)
+    _, off = pairs_of(nodes, pools, order[0])
+    for t in root_pairs:
+        w[off + t] = 1
+    for e in order:
+        keys, off = pairs_of(nodes, pools, e)
+        for o in range(nodes.ints[e, N_OPT_OFF], nodes.ints[e, N_OPT_OFF] + nodes.ints[e, N_OPT_LEN]):
+            lk, lo = pairs_of(nodes, pools, pools.left[o])
+            rk, ro = pairs_of(nodes, pools, pools.right[o])
+            for t in range(combinations(keys, lk, rk, nodes.ints[e, N_ERRORS], exclude, ii, jj, at)):
+                through = w[off + at[t]]
+                if through > 0:
+                    w[lo + ii[t]] += through * pools.counts[ro + jj[t]]
+                    w[ro + jj[t]] += through * pools.counts[lo + ii[t]]
+    return w
+
+
+@njit(cache=True)
+def class_counts(nodes, pools, order, w, n_rows, n_classes):
+    """``(n_rows, n_classes)``: per training row, the members predicting each class (a subproblem is a leaf of as
+    many members as the outside weight ``w`` of its leaf pair, and predicts its label for each of its rows)."""
+    out = np.zeros((n_rows, n_classes), dtype=np.int64)
+    words = nodes.rows.shape[1] - 1
+    for e in order:
+        at = leaf_pair(nodes, pools, e)
+        if at < 0 or w[nodes.ints[e, N_PAIR_OFF] + at] == 0:
+            continue
+        weight, label = w[nodes.ints[e, N_PAIR_OFF] + at], nodes.ints[e, N_LABEL]
+        for k in range(words):
+            word = nodes.rows[e, k]
+            while word:
+                out[k * 64 + trailing_zeros(word), label] += weight
+                word &= word - np.uint64(1)
+    return out
+
+
+@njit(cache=True)
+def usage_recounts(nodes, pools, order, root_pairs, n_features, exclude):
+    """Per feature, the members of a recount without its splits among the root's pairs ``root_pairs``: bottom-up,
+    one column per feature, a leaf counting 1 in every column and a split on ``f`` adding its ways to every column
+    but ``f``."""
+    c = np.zeros((pools.keys.shape[0], n_features), dtype=np.int64)
+    ii, jj, at = combination_buffers(nodes, pools, order)
+    for t in range(order.size - 1, -1, -1):
+        e = order[t]
+        keys, off = pairs_of(nodes, pools, e)
+        leaf = leaf_pair(nodes, pools, e)
+        if leaf >= 0:
+            for f in range(n_features):
+                c[off + leaf, f] = 1
+        for o in range(nodes.ints[e, N_OPT_OFF], nodes.ints[e, N_OPT_OFF] + nodes.ints[e, N_OPT_LEN]):
+            lk, lo = pairs_of(nodes, pools, pools.left[o])
+            rk, ro = pairs_of(nodes, pools, pools.right[o])
+            split = pools.feat[o]
+            for s in range(combinations(keys, lk, rk, nodes.ints[e, N_ERRORS], exclude, ii, jj, at)):
+                here, left, right = off + at[s], lo + ii[s], ro + jj[s]
+                for f in range(n_features):  # every column, then the split's own taken back out (one loop)
+                    c[here, f] += c[left, f] * c[right, f]
+                c[here, split] -= c[left, split] * c[right, split]
+    kept = np.zeros(n_features, dtype=np.int64)
+    _, off = pairs_of(nodes, pools, order[0])
+    for t in root_pairs:
+        for f in range(n_features):
+            kept[f] += c[off + t, f]
+    return kept
