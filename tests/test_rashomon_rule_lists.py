@@ -278,6 +278,29 @@ def test_time_limit_returns_the_members_found():
         assert within(evaluate(A, y, prefix_of(model), 0.0, np.ones(len(y)), 2)[0], 0.6)
 
 
+def test_ctrl_c_returns_the_members_found(all_lists, monkeypatch):
+    """Ctrl-C (the driver's interrupt flag) during the enumeration: status INTERRUPTED, the members found, complete
+    below ``complete_below``."""
+    import optbb.common.limits as limits
+
+    class CtrlC(limits.InterruptGuard):
+        checks = 0
+
+        @property
+        def interrupted(self):
+            CtrlC.checks += 1
+            return CtrlC.checks > 40  # after the optimum's search and a few chunks of the enumeration
+
+        @interrupted.setter
+        def interrupted(self, value):
+            pass
+
+    monkeypatch.setattr(limits, "InterruptGuard", CtrlC)
+    A, y, lam, bound, max_length = many_lists()
+    rs = rashomon_set(dataset(A, y, 2), lam, bound=bound, max_length=max_length)
+    check_partial(rs, Status.INTERRUPTED, all_lists)
+
+
 # -- the estimator ----------------------------------------------------------------------------------------------
 def raw_problem():
     rng = np.random.default_rng(4)
