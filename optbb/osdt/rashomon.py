@@ -151,13 +151,15 @@ class TreeSpace:
         between chunks), the node limit and the memory limit end it with :class:`LimitReached`."""
         from ..common.result import Status
         s, work = self.store, FIRST_WORK
+        if self.memory_limit is not None and s.memory_bytes() > self.memory_limit:
+            raise LimitReached(Status.MEMORY_LIMIT)
         while True:
             remaining = math.inf if self.deadline is None else self.deadline - time.perf_counter()
             if remaining <= 0:
                 raise LimitReached(Status.TIME_LIMIT)
             t0 = time.perf_counter()
             if s.st[S_MODE] == M_BUILD:
-                code = build_chunk(s.nodes, s.pools, s.plan, s.st, s.fs, work)
+                code = build_chunk(s.nodes, s.pools, s.plan, s.table, s.st, s.fs, work)
             else:
                 code = run(s.nodes, s.plan, s.frames, self.a.data, s.st, s.fs, work)
             if code == DONE:

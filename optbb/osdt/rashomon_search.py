@@ -27,10 +27,10 @@ from ..common.driver import DONE, NEED_MEMORY, NODE_LIMIT, PAUSED, RUNNING
 from ..common.jit import njit
 from ..common.keyindex import find_row, index_put
 from ..common.rashomon import BOUND_TOLERANCE
-from .rashomon_kernel import KEY, convolve, new_pairs, put_pair, sorted_pairs
-from .rashomon_store import (BOUND, C_FEAT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST, FV_CUTOFF,
+from .rashomon_kernel import KEY, clear_pairs, convolve, put_pair, take_pairs
+from .rashomon_store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST, FV_CUTOFF,
                              FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT, F_O_L, F_RET,
-                             F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN, NEED_POOLS,
+                             F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN, NEED_POOLS, NEED_TABLE,
                              NEED_SIDES, N_ERRORS, N_LABEL, N_MINORITY, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF,
                              N_SIDES, N_SIZE, N_STATE, P_CAND_LEN, P_CAND_OFF, P_HEAP, P_NODE, S_ASKING, S_ASK_D,
                              S_BUILD, S_CANDS, S_CUR, S_CURSOR, S_EVALS, S_EXCLUDE, S_HEAP, S_K, S_LEFT, S_MODE, S_NEED,
@@ -72,7 +72,7 @@ def one_side(keys, e, data, f):
     return n1, m1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def count_sides(nodes, data, st, e):
     """Count the equivalent-points amount of the one side of each split of subproblem ``e`` into
     ``nodes.sides`` (room checked by the caller), :data:`UNSPLIT` for a split with an empty side: once per
@@ -85,7 +85,7 @@ def count_sides(nodes, data, st, e):
     st[S_SIDES] = at + data.features.shape[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def sides_full(nodes, data, st):
     """Whether ``nodes.sides`` lacks room for one more subproblem's splits (NEED_MEMORY asks for it)."""
     full = st[S_SIDES] + data.features.shape[0] > nodes.sides.shape[0]
@@ -109,7 +109,7 @@ def find_node(nodes, buf, d):
     return find_row(nodes, buf, h), h
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def new_node(nodes, data, st, buf, h, slot):
     """Store the subproblem whose key is ``buf`` (hash ``h``, free index slot ``slot``) with its leaf (majority
     class, ties to the larger class) and minority amount; returns its id."""
@@ -280,7 +280,7 @@ def frame_step(nodes, data, frames, st, fs):
                 settle(nodes, st, fs, e, best, EXACT)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def root_step(nodes, frames, st, fs):
     """The root's optimum: asked without cutoff, then read."""
     if st[S_PHASE] == ANSWERED:
@@ -299,7 +299,7 @@ def start_optimum(st):
 
 
 # -- the widening: top-down pass ----------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def before(nodes, a, b):
     """Whether subproblem ``a`` is planned before ``b``: the larger depth budget, then more rows, then the smaller
     support read as an integer (the heap order of the Python construction)."""
@@ -317,7 +317,7 @@ def before(nodes, a, b):
     return first
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def heap_push(nodes, heap, n, e):
     """Add ``e`` to the ``n`` ids of the heap (column ``P_HEAP`` of ``heap``)."""
     i = n
@@ -330,7 +330,7 @@ def heap_push(nodes, heap, n, e):
     heap[i, P_HEAP] = e
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def heap_pop(nodes, heap, n):
     """Remove the first of the ``n`` ids (the heap holds ``n - 1`` after)."""
     last = heap[n - 1, P_HEAP]
@@ -360,7 +360,7 @@ def start_widen(nodes, plan, st, budget):
     st[S_MODE], st[S_PHASE] = M_TOPDOWN, POP
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def want(nodes, heap, st, child, budget):
     """The child is asked for ``budget`` unless its pairs or an earlier request already cover it."""
     vals = nodes.vals
@@ -371,7 +371,7 @@ def want(nodes, heap, st, child, budget):
         vals[child, V_WANT] = budget
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def topdown_step(nodes, data, plan, frames, st, fs):
     """One step of the top-down pass: subproblems leave the heap parents first (:func:`plan_next`) and are planned
     with their candidate splits: both sides non-empty and, bound by bound (one leaf plus the equivalent-points
@@ -418,7 +418,7 @@ def topdown_step(nodes, data, plan, frames, st, fs):
     return code
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def plan_next(nodes, data, plan, st, fs):
     """Take the next subproblem off the heap and plan it with the largest budget its parents ask, plus a tolerance
     (sums in another order differ in their last bits), or pass it when its pairs cover that budget.  Returns 0 or
@@ -459,50 +459,52 @@ def plan_next(nodes, data, plan, st, fs):
 
 # -- the widening: bottom-up pass ---------------------------------------------------------------------------------
 @njit(cache=True)
-def build(nodes, pools, plan, st, fs, p):
+def build(nodes, pools, plan, table, st, fs, p):
     """The pairs of planned subproblem ``p`` within its limit (its children are built): its leaf and the
-    convolutions of its candidates' children, the candidates that add a tree becoming its split options.  Returns
-    ``(code, products)``."""
+    convolutions of its candidates' children into the pair table, the candidates that add a tree becoming its split
+    options.  Returns ``(code, products)``; the table is left empty."""
     ints, cands = nodes.ints, plan.cands
     e, limit = plan.ints[p, P_NODE], plan.limit[p]
     total, lam, exclude = fs[F_TOTAL], fs[F_LAM], st[S_EXCLUDE] != 0
     errors = ints[e, N_ERRORS]
-    keys, counts = new_pairs(16)
-    n, over, products = 0, False, 0
+    n, over, products, n_opts = 0, False, 0, 0
     if leaf_cost(nodes, fs, e) <= limit:
-        put_pair(keys, counts, errors * KEY + 1, 1)
-        n = 1
+        n, over = put_pair(table, n, errors * KEY + 1, 1)
     c0, nc = plan.ints[p, P_CAND_OFF], plan.ints[p, P_CAND_LEN]
-    kept = np.zeros(nc, dtype=np.bool_)
-    for c in range(nc):
-        left, right = cands[c0 + c, C_LEFT], cands[c0 + c, C_RIGHT]
+    for c in range(c0, c0 + nc):
+        left, right = cands[c, C_LEFT], cands[c, C_RIGHT]
         lo, ln = ints[left, N_PAIR_OFF], ints[left, N_PAIR_LEN]
         ro, rn = ints[right, N_PAIR_OFF], ints[right, N_PAIR_LEN]
-        keys, counts, n, added, o = convolve(keys, counts, n, pools.keys[lo:lo + ln], pools.counts[lo:lo + ln],
-                                             pools.keys[ro:ro + rn], pools.counts[ro:ro + rn], errors, limit, total,
-                                             lam, exclude)
-        kept[c] = added
-        over |= o
+        n, added, o, full = convolve(table, n, pools.keys[lo:lo + ln], pools.counts[lo:lo + ln],
+                                     pools.keys[ro:ro + rn], pools.counts[ro:ro + rn], errors, limit, total, lam,
+                                     exclude)
         products += ln * rn
+        if full:
+            clear_pairs(table, n)
+            st[S_NEED], st[S_NEED_PAIRS] = NEED_TABLE, n + rn
+            return NEED_MEMORY, products
+        cands[c, C_KEPT] = added
+        n_opts += added
+        over |= o
+    code = 0
     if over:
-        return OVERFLOW, products
-    n_opts = kept.sum()
-    if st[S_PAIRS] + n > pools.keys.shape[0] or st[S_OPTIONS] + n_opts > pools.feat.shape[0]:
+        code = OVERFLOW
+    elif st[S_PAIRS] + n > pools.keys.shape[0] or st[S_OPTIONS] + n_opts > pools.feat.shape[0]:
         st[S_NEED], st[S_NEED_PAIRS], st[S_NEED_OPTIONS] = NEED_POOLS, n, n_opts
-        return NEED_MEMORY, products
+        code = NEED_MEMORY
+    if code != 0:
+        clear_pairs(table, n)
+        return code, products
     if n > 0:  # no pair: none before either (a wider budget only adds pairs)
-        out_k, out_c = sorted_pairs(keys, counts, n)
         at = st[S_PAIRS]
-        for i in range(n):
-            pools.keys[at + i], pools.counts[at + i] = out_k[i], out_c[i]
+        take_pairs(table, n, pools.keys, pools.counts, at)
         ints[e, N_PAIR_OFF], ints[e, N_PAIR_LEN] = at, n
         st[S_PAIRS] = at + n
     at = st[S_OPTIONS]
     ints[e, N_OPT_OFF], ints[e, N_OPT_LEN] = at, n_opts
-    for c in range(nc):
-        if kept[c]:
-            pools.feat[at], pools.left[at] = cands[c0 + c, C_FEAT], cands[c0 + c, C_LEFT]
-            pools.right[at] = cands[c0 + c, C_RIGHT]
+    for c in range(c0, c0 + nc):
+        if cands[c, C_KEPT]:
+            pools.feat[at], pools.left[at], pools.right[at] = cands[c, C_FEAT], cands[c, C_LEFT], cands[c, C_RIGHT]
             at += 1
     st[S_OPTIONS] = at
     nodes.vals[e, V_BUDGET] = limit
@@ -541,15 +543,15 @@ def run(nodes, plan, frames, data, st, fs, work):
             return code
 
 
-@njit(cache=True)
-def build_chunk(nodes, pools, plan, st, fs, work):
+@njit(cache=True, _nrt=False)
+def build_chunk(nodes, pools, plan, table, st, fs, work):
     """Builds of the bottom-up pass, children first, until ``work`` (one per build and one per 64 products of its
-    convolutions) is spent; returns a step code."""
+    convolutions) is spent; returns a step code.  Without reference counting, as :func:`run`."""
     done = 0
     while st[S_BUILD] >= 0:
         if done >= work:
             return RUNNING
-        code, products = build(nodes, pools, plan, st, fs, st[S_BUILD])
+        code, products = build(nodes, pools, plan, table, st, fs, st[S_BUILD])
         if code != 0:
             return code
         done += 1 + products // 64

@@ -19,7 +19,8 @@ pairs and options, the widening plan and the stack of optimum evaluations, with 
   and options; the old ones stay unused.
 - ``Plan``: the widening pass: ``ints[:, P_HEAP]`` the heap of ids, and per planned subproblem ``ints[p, P_NODE]``,
   its ``limit[p]`` and its candidate splits ``cands[ints[p, P_CAND_OFF]:...]`` (``C_FEAT``, ``C_LEFT``,
-  ``C_RIGHT``).
+  ``C_RIGHT``, and ``C_KEPT`` once built: whether the split adds a tree within the limit).
+- ``table``: the pair table the bottom-up pass convolves into (:data:`~optbb.osdt.rashomon_kernel.PairTable`).
 - ``Frames``: the optimum evaluations in progress (``fi[k, FI_*]``, ``fv[k, FV_*]``) and ``buf``, the key being
   looked up.
 
@@ -36,6 +37,7 @@ import numpy as np
 
 from ..common.growth import grow
 from ..common.keyindex import index_capacity, new_index, reindex
+from .rashomon_kernel import new_pair_table
 
 Data = namedtuple("Data", "features ybits zbits mult")
 Nodes = namedtuple("Nodes", "index ehash rows ints vals sides")
@@ -62,15 +64,15 @@ FV_CUTOFF, FV_TOP, FV_BEST, FV_FLOOR, FV_T, FV_LB_R, FV_LOW = range(7)
 N_SIZE, N_ERRORS, N_LABEL, N_MINORITY, N_STATE, N_PAIR_OFF, N_PAIR_LEN, N_OPT_OFF, N_OPT_LEN, N_SIDES = range(10)
 V_OPT, V_BUDGET, V_WANT = range(3)
 P_HEAP, P_NODE, P_CAND_OFF, P_CAND_LEN = range(4)
-C_FEAT, C_LEFT, C_RIGHT = range(3)
+C_FEAT, C_LEFT, C_RIGHT, C_KEPT = range(4)
 # modes of the chunk machine
 M_IDLE, M_OPTIMUM, M_TOPDOWN, M_BUILD = range(4)
 # optimum states
 UNSOLVED, BOUND, EXACT = range(3)
 # what a NEED_MEMORY asks for
-NEED_NODES, NEED_POOLS, NEED_PLAN, NEED_SIDES = range(4)
+NEED_NODES, NEED_POOLS, NEED_PLAN, NEED_SIDES, NEED_TABLE = range(5)
 
-FIRST_NODES, FIRST_PAIRS, FIRST_PLAN = 1024, 4096, 256
+FIRST_NODES, FIRST_PAIRS, FIRST_PLAN, FIRST_TABLE = 1024, 4096, 256, 1024
 
 
 def new_nodes(capacity: int, key_words: int, n_features: int) -> Nodes:
@@ -87,7 +89,7 @@ def new_pools(pairs: int, options: int) -> Pools:
 
 
 def new_plan(capacity: int, cands: int) -> Plan:
-    return Plan(np.zeros((capacity, 4), np.int64), np.zeros(capacity, np.float64), np.zeros((cands, 3), np.int64))
+    return Plan(np.zeros((capacity, 4), np.int64), np.zeros(capacity, np.float64), np.zeros((cands, 4), np.int64))
 
 
 def new_frames(rows: int, key_words: int) -> Frames:
@@ -115,10 +117,11 @@ class Store:
         self.plan = new_plan(FIRST_PLAN, FIRST_PLAN)
         # a path splits at most min(depth, features) times (a feature split again leaves one side empty)
         self.frames = new_frames(int(min(depth, n_features)) + 2, n_words + 1)
+        self.table = new_pair_table(FIRST_TABLE)
         self.st, self.fs = new_state(total, lam, n_classes, exclude, node_limit)
 
     def arrays(self) -> list:
-        return [*self.nodes, *self.pools, *self.plan, *self.frames, self.st, self.fs]
+        return [*self.nodes, *self.pools, *self.plan, *self.frames, *self.table, self.st, self.fs]
 
     def memory_bytes(self) -> int:
         return int(sum(a.nbytes for a in self.arrays()))
@@ -136,8 +139,10 @@ class Store:
         elif need == NEED_PLAN:
             grown = {"plan": _enough(self.plan.limit.shape[0], int(max(st[S_HEAP] + 2, st[S_PLANNED] + 1))),
                      "cands": _enough(self.plan.cands.shape[0], int(st[S_CANDS] + 1))}
-        else:
+        elif need == NEED_SIDES:
             grown = {"sides": 2 * self.nodes.sides.shape[0]}
+        else:  # room for twice as many keys as the build that stopped held
+            grown = {"table": _enough(self.table.keys.shape[0], 1 << int(4 * st[S_NEED_PAIRS] - 1).bit_length())}
         groups = self._groups()
         extra = sum(sum(a.nbytes for a in groups[g]) // groups[g][0].shape[0] * size for g, size in grown.items())
         if memory_limit is not None and self.memory_bytes() + extra > memory_limit:
@@ -152,7 +157,7 @@ class Store:
         n, p, pl = self.nodes, self.pools, self.plan
         return {"nodes": (n.ints, n.ehash, n.rows, n.vals, n.index), "sides": (n.sides,),
                 "pairs": (p.keys, p.counts), "options": (p.feat, p.left, p.right), "plan": (pl.limit, pl.ints),
-                "cands": (pl.cands,)}
+                "cands": (pl.cands,), "table": self.table}
 
     def _resize(self, group: str, size: int, stop) -> None:
         if group == "nodes":
@@ -167,8 +172,10 @@ class Store:
         elif group == "plan":
             self.plan = self.plan._replace(ints=grow(self.plan.ints, size, stop),
                                            limit=grow(self.plan.limit, size, stop))
-        else:
+        elif group == "cands":
             self.plan = self.plan._replace(cands=grow(self.plan.cands, size, stop))
+        else:
+            self.table = new_pair_table(size)
 
 
 def _enough(capacity: int, needed: int) -> int:

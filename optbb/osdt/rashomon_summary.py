@@ -15,8 +15,9 @@ from .rashomon_store import N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN,
 
 @njit(cache=True)
 def parents_first(nodes, pools, root):
-    """The subproblems reachable from ``root`` through split options, parents before children (a child has a
-    depth budget one less than its parent's)."""
+    """The subproblems reachable from ``root`` through split options, parents before children: breadth first, as
+    every path from the root to a subproblem has the same length (a child's depth budget is its parent's less
+    one)."""
     ints = nodes.ints
     seen = np.zeros(ints.shape[0], dtype=np.bool_)
     found = np.empty(ints.shape[0], dtype=np.int64)
@@ -31,12 +32,7 @@ def parents_first(nodes, pools, root):
                     seen[child] = True
                     found[n] = child
                     n += 1
-    found = found[:n]
-    depth = nodes.rows[:, nodes.rows.shape[1] - 1]
-    budgets = np.empty(n, dtype=np.int64)
-    for t in range(n):
-        budgets[t] = -np.int64(depth[found[t]])
-    return found[np.argsort(budgets)]
+    return found[:n]
 
 
 @njit(cache=True, inline="always")
