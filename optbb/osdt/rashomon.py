@@ -70,8 +70,9 @@ class Amounts:
         # the minority amount of a support does not depend on how ties are broken: equivalent rows are never split
         minority = pack_rows(minority_vector(X, self.y, self.amount.astype(np.float64))[None, :].astype(bool))
         self.words = n_words(n)
-        self.data = Data(pack_columns(X), np.ascontiguousarray((classes[:, None, :] & lbits[None]).reshape(-1, self.words)),
-                         np.ascontiguousarray(minority & lbits), np.asarray(mult, dtype=np.int64))
+        ybits = (classes[:, None, :] & lbits[None]).reshape(-1, self.words)  # class c, layer l: row c * L + l
+        self.data = Data(pack_columns(X), np.ascontiguousarray(ybits), np.ascontiguousarray(minority & lbits),
+                         np.asarray(mult, dtype=np.int64))
         self.all = pack_rows(np.ones((1, n), dtype=bool))[0]
 
     def rows(self, words: np.ndarray) -> np.ndarray:

@@ -15,8 +15,9 @@ next step answers (:func:`ask`): at once from the store, or by pushing an evalua
 ``st[S_RET_ID]``.  A step that needs room it lacks (a new subproblem, a candidate, pool space) returns NEED_MEMORY
 before changing anything, so the same step runs again once Python has grown the arrays.
 
-Every step is inlined into :func:`run`: a compiled call that takes a named tuple of arrays counts a reference to
-each array on entry and on exit, which cost more than the step itself.
+:func:`run` and :func:`build_chunk` are compiled without reference counting (they allocate nothing, and the arrays
+outlive the call); the steps that run by the hundred thousand (an answer, an evaluation's split) are inlined into
+:func:`run`.
 """
 from __future__ import annotations
 
@@ -28,14 +29,15 @@ from ..common.jit import njit
 from ..common.keyindex import find_row, index_put
 from ..common.rashomon import BOUND_TOLERANCE
 from .rashomon_kernel import KEY, clear_pairs, convolve, put_pair, take_pairs
-from .rashomon_store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST, FV_CUTOFF,
-                             FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT, F_O_L, F_RET,
-                             F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN, NEED_POOLS, NEED_TABLE,
-                             NEED_SIDES, N_ERRORS, N_LABEL, N_MINORITY, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF,
-                             N_SIDES, N_SIZE, N_STATE, P_CAND_LEN, P_CAND_OFF, P_HEAP, P_NODE, S_ASKING, S_ASK_D,
-                             S_BUILD, S_CANDS, S_CUR, S_CURSOR, S_EVALS, S_EXCLUDE, S_HEAP, S_K, S_LEFT, S_MODE, S_NEED,
-                             S_NEED_OPTIONS, S_NEED_PAIRS, S_NODES, S_NODE_LIMIT, S_OPTIONS, S_PAIRS, S_PHASE,
-                             S_PLANNED, S_RET_ID, S_ROOT, S_SIDES, S_SOLVED, S_TOP, UNSOLVED, V_BUDGET, V_OPT, V_WANT)
+from .rashomon_store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST,
+                             FV_CUTOFF, FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT,
+                             F_O_L, F_RET, F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN,
+                             NEED_POOLS, NEED_SIDES, NEED_TABLE, N_ERRORS, N_LABEL, N_MINORITY, N_OPT_LEN, N_OPT_OFF,
+                             N_PAIR_LEN, N_PAIR_OFF, N_SIDES, N_SIZE, N_STATE, P_CAND_LEN, P_CAND_OFF, P_HEAP, P_NODE,
+                             S_ASKING, S_ASK_D, S_BUILD, S_CANDS, S_CUR, S_CURSOR, S_EVALS, S_EXCLUDE, S_HEAP, S_K,
+                             S_LEFT, S_MODE, S_NEED, S_NEED_OPTIONS, S_NEED_PAIRS, S_NODES, S_NODE_LIMIT, S_OPTIONS,
+                             S_PAIRS, S_PHASE, S_PLANNED, S_RET_ID, S_ROOT, S_SIDES, S_SOLVED, S_TOP, UNSOLVED,
+                             V_BUDGET, V_OPT, V_WANT)
 
 OVERFLOW = 5  # a count passed COUNT_CAP (after the driver's step codes)
 # phases: of a frame and of the widening pass (a loop over the features, waiting for the zero side's optimum, for
@@ -61,7 +63,7 @@ def layered(w, bits, row0, k, mult):
 def one_side(keys, e, data, f):
     """``(rows, minority)`` of the one side of subproblem ``e`` (its support: row ``e`` of ``keys``) split on
     feature ``f`` (the minority: the equivalent-points amount, Angelino et al. 2018 Thm 20); the zero side's are
-    the subproblem's minus these.  Two-dimensional indexing, no row views: a view costs a reference count."""
+    the subproblem's minus these."""
     features, zbits, mult = data.features, data.zbits, data.mult
     n1 = m1 = 0
     for k in range(features.shape[1]):
@@ -179,8 +181,7 @@ def request(nodes, data, frames, st, fs, e, f, one, d, cutoff):
 def ask(nodes, data, frames, st, fs):
     """Answer the optimum asked: a stored optimum (or a stored bound above the cutoff) at once, else an evaluation
     (counted against the node limit) starts on a new frame, or ends at once when no split can beat the leaf.
-    Returns 0, or NODE_LIMIT / NEED_MEMORY with nothing changed.  (The steps inlined into :func:`run` have one
-    exit: with several, the references their arguments count are not pruned.)"""
+    Returns 0, or NODE_LIMIT / NEED_MEMORY with nothing changed."""
     d, cutoff = st[S_ASK_D], fs[F_CUTOFF]
     e, h = find_node(nodes, frames.buf, d)
     code = 0
@@ -301,8 +302,9 @@ def start_optimum(st):
 # -- the widening: top-down pass ----------------------------------------------------------------------------------
 @njit(cache=True)
 def before(nodes, a, b):
-    """Whether subproblem ``a`` is planned before ``b``: the larger depth budget, then more rows, then the smaller
-    support read as an integer (the heap order of the Python construction)."""
+    """Whether subproblem ``a`` is planned before ``b``: the larger depth budget (parents before children), then
+    more rows, then the smaller support read as an integer (a total order: the plan does not depend on the order
+    the subproblems were found in)."""
     keys = nodes.rows
     W = keys.shape[1] - 1
     if keys[a, W] != keys[b, W]:

@@ -24,8 +24,8 @@ pairs and options, the widening plan and the stack of optimum evaluations, with 
 - ``Frames``: the optimum evaluations in progress (``fi[k, FI_*]``, ``fv[k, FV_*]``) and ``buf``, the key being
   looked up.
 
-Few arrays per tuple, fields as columns: a compiled function counts a reference to every array of a tuple it takes
-(inlined or not), and those atomic counts cost more than a step of the search.
+A subproblem's fields are columns of a few arrays: few arrays to pass and to grow, and a subproblem's fields side
+by side in memory.
 
 ``st`` (int64) and ``fs`` (float64) hold the chunk state and the constants, at the ``S_*`` and ``F_*`` indices.
 """
