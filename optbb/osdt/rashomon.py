@@ -29,6 +29,7 @@ from ..common.bitset import n_words, pack_columns, pack_rows
 from ..common.equivalence import minority_vector
 from ..common.driver import DONE, FIRST_WORK, NEED_MEMORY, NODE_LIMIT, PAUSED, next_work
 from ..common.growth import GrowthStopped
+from ..common.result import Status
 from .dp_search import weight_layers
 from .rashomon_kernel import KEY
 from .rashomon_search import OVERFLOW, add_root, build_chunk, run, start_optimum, start_widen
@@ -150,7 +151,6 @@ class TreeSpace:
     def _run(self) -> None:
         """Chunks of the kernel until the operation asked is done; the time limit, Ctrl-C (a KeyboardInterrupt
         between chunks), the node limit and the memory limit end it with :class:`LimitReached`."""
-        from ..common.result import Status
         s, work = self.store, FIRST_WORK
         if self.memory_limit is not None and s.memory_bytes() > self.memory_limit:
             raise LimitReached(Status.MEMORY_LIMIT)
@@ -177,7 +177,6 @@ class TreeSpace:
                 work = next_work(work, time.perf_counter() - t0, remaining)
 
     def _grow(self) -> None:
-        from ..common.result import Status
         past = (lambda: False) if self.deadline is None else (lambda: time.perf_counter() >= self.deadline)
         try:
             if not self.store.grow(self.memory_limit, past):
