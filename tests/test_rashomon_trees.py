@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -20,6 +21,10 @@ from optbb.osdt import OSDTClassifier, Tree, rashomon_set
 from optbb.osdt.rashomon_set import STAGES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# the construction is compiled: without the JIT the large sets below take minutes
+compiled_only = pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"),
+                                   reason="builds large sets with the compiled kernels (minutes without the JIT)")
 
 from twins.trees_rashomon import leaf_labels, predict, rashomon_members  # noqa: E402
 
@@ -197,6 +202,7 @@ def test_a_bound_below_the_optimum_gives_an_empty_set_and_says_so():
 
 
 # -- limits ---------------------------------------------------------------------------------------------------------
+@compiled_only
 def test_a_node_limit_ends_with_a_status_and_a_set_complete_below_its_level():
     from optbb.datasets import load_osdt
 
@@ -261,6 +267,7 @@ def test_the_estimators_set_predicts_its_labels_on_raw_x():
 
 
 # -- a large set, counted exactly -----------------------------------------------------------------------------------
+@compiled_only
 def test_compas_depth_5_counts_lists_samples_and_agrees_in_seconds():
     """About 3.3e13 trees (lambda .001, epsilon .05, depth 5): counted, the first 10,000 listed in order, 1,000
     sampled and the per-sample agreement computed."""
