@@ -161,10 +161,11 @@ class CorelsEngine:
     def grow(self, cap_bytes: int | None, must_stop: Stop = None) -> bool:
         """Enlarge whatever lacks room for one more expansion geometrically: each short part (trie, queue, map
         parts) doubled, or else grown by the largest of :data:`GROWTH_FACTORS` whose copy fits under ``cap_bytes``,
-        counting a part's old and new arrays together while it is copied (:func:`~optbb.common.growth.growth_peak`).  False (nothing
-        changed) when even the smallest factor does not fit: creeping up to the cap in small steps would copy the
-        whole map for little room each time.  Raises :class:`GrowthStopped` once ``must_stop()`` is true (parts
-        already enlarged stay so; each is replaced whole)."""
+        counting a part's old and new arrays together while it is copied (see
+        :func:`~optbb.common.growth.grow_parts`).  False (nothing changed) when even the smallest factor does not
+        fit: creeping up to the cap in small steps would copy the whole map for little room each time.  Raises
+        :class:`GrowthStopped` once ``must_stop()`` is true (parts already enlarged stay so; each is replaced
+        whole)."""
         return grow_parts(self.memory_bytes(), GROWTH_FACTORS, self._growth_steps, cap_bytes, must_stop)
 
     def _growth_steps(self, factor: float) -> list[tuple[int, int, Callable[[Stop], None]]]:
