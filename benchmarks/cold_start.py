@@ -1,26 +1,41 @@
 """What the first fit costs in a fresh process: compiling the Numba kernels (empty cache) or loading them (warm cache).
 
-For each solver, a fresh process with ``NUMBA_CACHE_DIR`` set to a new empty folder imports optbb and fits the
-estimator once on small random 0/1 data (``--rows`` x ``--features``, default 50 x 5); a second fresh process with
-the same, now filled, folder does the same again.  Wall and CPU time (user + system of the child) are reported for
-the import and for the first fit.  Other processes sharing the cores inflate wall time more than CPU time, so both
-are printed with the load average::
+Usage::
 
-    python benchmarks/cold_start.py
+    python benchmarks/cold_start.py [--solvers osdt,osdt-depth3] [--repeats 3] [--data monk1] [--baseline osdt]
+                                    [--no-warm] [--out benchmarks/results/cold_start]
+    python benchmarks/cold_start.py --solvers all                # every solver
     python benchmarks/cold_start.py --solvers osdt --profile     # which kernels compile, and how long each takes
 
-``--profile`` lists, for the empty-cache run, every compiled specialisation with its own compile time (the time of
-the kernels it calls, compiled on the way, subtracted) and the number of signatures compiled per function.
+Each run is a fresh Python process whose ``NUMBA_CACHE_DIR`` is a new empty folder: it imports optbb (timed),
+loads the data (``--data``: one of the bundled OSDT data sets, default ``monk1``, 124 x 11, or ``random``, 50 x 5
+random 0/1 values) and fits the estimator once (timed); a second fresh process with the same, now filled, folder
+does the same again (``--no-warm`` leaves it out).  The child prints the wall and CPU time (user + system) of its
+import and of its first fit; the parent times the whole process (Python's start-up, imports, data, fit).
+
+The solvers run interleaved, ``--repeats`` rounds of every solver in turn, so that a change of the machine's load
+during the run falls on all of them alike; the tables give medians over the rounds, and each empty-cache median
+over the ``--baseline`` solver's (default ``osdt``, the default ``OSDTClassifier()``): for ``osdt-depth3`` that is
+the cost of ``OSDTClassifier(max_depth=3)``'s first fit against the default one's, measured in the same run.
+Other processes sharing the cores inflate wall time more than CPU time, so both are printed, with the load
+average before and after.  The Markdown table goes to ``<out>.md`` (default ``benchmarks/results/cold_start.md``).
+
+``--profile`` lists, for the first empty-cache run of each solver, every compiled specialisation with its own
+compile time (the time of the kernels it calls, compiled on the way, subtracted) and the number of signatures
+compiled per function; ``--signatures`` prints each signature in full, with its caller.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,6 +48,7 @@ FITS = {
     "frl": ("from optbb.frl import FRLClassifier", "FRLClassifier().fit(X, y)"),
     "softfrl": ("from optbb.frl import SoftFRLClassifier", "SoftFRLClassifier().fit(X, y)"),
 }
+OSDT_SETS = ("monk1", "monk2", "monk3", "tic-tac-toe", "car", "compas")
 
 CHILD = """
 import json, os, resource, sys, time
@@ -67,25 +83,38 @@ import numpy as np
 w0, c0 = time.perf_counter(), cpu()
 IMPORT
 w1, c1 = time.perf_counter(), cpu()
-rng = np.random.default_rng(0)
-X = rng.integers(0, 2, size=(ROWS, FEATURES))
-y = rng.integers(0, 2, size=ROWS)
-FIT
+DATA = "DATASET"
+if DATA == "random":
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(50, 5))
+    y = rng.integers(0, 2, size=50)
+else:
+    from optbb.datasets import load_osdt
+    d = load_osdt(DATA)
+    X, y = np.asarray(d.X), np.asarray(d.y)
 w2, c2 = time.perf_counter(), cpu()
-print(json.dumps({"import_wall": w1 - w0, "import_cpu": c1 - c0, "fit_wall": w2 - w1, "fit_cpu": c2 - c1,
+FIT
+w3, c3 = time.perf_counter(), cpu()
+print(json.dumps({"import_wall": w1 - w0, "import_cpu": c1 - c0, "fit_wall": w3 - w2, "fit_cpu": c3 - c2,
                   "events": events}))
 """
 
 
-def run_child(solver: str, cache_dir: str, rows: int, features: int, profile: bool) -> dict:
+def run_child(solver: str, cache_dir: str, data: str, profile: bool) -> dict:
+    """One fresh process fitting ``solver`` once with ``cache_dir`` as Numba's cache; its own times plus
+    ``process_wall``, the wall time of the whole process seen from here."""
     imp, fit = FITS[solver]
     code = (textwrap.dedent(CHILD).replace("PROFILE", str(profile)).replace("IMPORT", imp).replace("FIT", fit)
-            .replace("ROWS", str(rows)).replace("FEATURES", str(features)))
+            .replace("DATASET", data))
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=str(REPO))
+    t = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
+    wall = time.perf_counter() - t
     if out.returncode:
         raise RuntimeError(f"{solver}: child failed\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result["process_wall"] = wall
+    return result
 
 
 def print_profile(solver: str, events: list, verbose: bool = False) -> None:
@@ -102,28 +131,95 @@ def print_profile(solver: str, events: list, verbose: bool = False) -> None:
                 print(f"           {seconds:6.2f} s  {args if verbose else args[:160]}")
 
 
+KEYS = ("process_wall", "import_wall", "import_cpu", "fit_wall", "fit_cpu")
+
+
+def medians(runs: list[dict]) -> dict:
+    return {key: statistics.median(r[key] for r in runs) for key in KEYS}
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def markdown(header: str, solvers: list[str], results: dict, baseline: str | None) -> str:
+    """The table of medians (and ratios to ``baseline``), then every run's values."""
+    lines = [header, "",
+             "Seconds, medians over the rounds. *process*: wall time of the whole child process (Python's start-up, "
+             "imports, data, first fit); *import*, *fit*: the child's own wall / CPU times of importing the "
+             "estimator and of its first fit. Ratios: empty-cache medians over the baseline's"
+             + (f" (`{baseline}`)." if baseline else " (none in this run)."), "",
+             "| solver | cache | process wall | import wall | fit wall | fit CPU | process ratio | fit wall ratio | "
+             "fit CPU ratio |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    base = medians(results[baseline]["empty"]) if baseline else None
+    for solver in solvers:
+        for cache, runs in results[solver].items():
+            m = medians(runs)
+            ratios = ["-"] * 3
+            if base is not None and cache == "empty":
+                ratios = [f"{m[key] / base[key]:.2f}" for key in ("process_wall", "fit_wall", "fit_cpu")]
+            lines.append(f"| {solver} | {cache} | {m['process_wall']:.2f} | {m['import_wall']:.2f} | "
+                         f"{m['fit_wall']:.2f} | {m['fit_cpu']:.2f} | {' | '.join(ratios)} |")
+    lines += ["", "Every run (process wall / fit wall / fit CPU, in the order run):", ""]
+    for solver in solvers:
+        for cache, runs in results[solver].items():
+            each = ", ".join(f"{r['process_wall']:.2f} / {r['fit_wall']:.2f} / {r['fit_cpu']:.2f}" for r in runs)
+            lines.append(f"* {solver}, {cache} cache: {each}")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--solvers", default="corels,osdt,osdt-depth3,osdt-leafset,frl,softfrl")
-    p.add_argument("--rows", type=int, default=50)
-    p.add_argument("--features", type=int, default=5)
-    p.add_argument("--profile", action="store_true", help="list the compiled specialisations of the cold run")
+    p.add_argument("--solvers", default="osdt,osdt-depth3", help=f"comma list of {', '.join(FITS)}, or 'all'")
+    p.add_argument("--repeats", type=int, default=3, help="rounds of every solver, interleaved (medians)")
+    p.add_argument("--data", default="monk1", choices=OSDT_SETS + ("random",),
+                   help="a bundled OSDT data set, or 'random' (50 x 5 random 0/1 values)")
+    p.add_argument("--baseline", default="osdt", help="the solver the ratios divide by (when it is run)")
+    p.add_argument("--no-warm", action="store_true", help="leave out the warm-cache runs")
+    p.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "cold_start"),
+                   help="writes <out>.md ('' for none)")
+    p.add_argument("--profile", action="store_true", help="list the compiled specialisations of the first cold run")
     p.add_argument("--signatures", action="store_true", help="with --profile: every signature in full, and its caller")
     args = p.parse_args(argv)
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'solver':12s} {'cache':5s} {'import wall':>11s} {'import cpu':>10s} {'fit wall':>9s} {'fit cpu':>8s}"
-          f" {'total wall':>10s} {'total cpu':>9s}")
+    solvers = list(FITS) if args.solvers == "all" else args.solvers.split(",")
+    unknown = [s for s in solvers if s not in FITS]
+    if unknown:
+        p.error(f"unknown solver(s) {', '.join(unknown)}; expected some of {', '.join(FITS)}")
+    baseline = args.baseline if args.baseline in solvers else None
+    caches = ("empty",) if args.no_warm else ("empty", "warm")
+    load_before = load()
+    print(f"load average before: {load_before}")
+    print(f"{'solver':12s} {'cache':5s} {'round':>5s} {'process':>8s} {'import wall':>11s} {'import cpu':>10s}"
+          f" {'fit wall':>9s} {'fit cpu':>8s}")
+    results = {s: {c: [] for c in caches} for s in solvers}
     profiles = []
-    for solver in args.solvers.split(","):
-        with tempfile.TemporaryDirectory(prefix="optbb-numba-cache-") as cache_dir:
-            for cache in ("empty", "warm"):
-                r = run_child(solver, cache_dir, args.rows, args.features, args.profile and cache == "empty")
-                print(f"{solver:12s} {cache:5s} {r['import_wall']:11.2f} {r['import_cpu']:10.2f} {r['fit_wall']:9.2f}"
-                      f" {r['fit_cpu']:8.2f} {r['import_wall'] + r['fit_wall']:10.2f}"
-                      f" {r['import_cpu'] + r['fit_cpu']:9.2f}", flush=True)
-                if r["events"]:
-                    profiles.append((solver, r["events"]))
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for round_ in range(args.repeats):
+        for solver in solvers:
+            with tempfile.TemporaryDirectory(prefix="optbb-numba-cache-") as cache_dir:
+                for cache in caches:
+                    profile = args.profile and cache == "empty" and round_ == 0
+                    r = run_child(solver, cache_dir, args.data, profile)
+                    results[solver][cache].append(r)
+                    print(f"{solver:12s} {cache:5s} {round_ + 1:5d} {r['process_wall']:8.2f} {r['import_wall']:11.2f}"
+                          f" {r['import_cpu']:10.2f} {r['fit_wall']:9.2f} {r['fit_cpu']:8.2f}", flush=True)
+                    if r["events"]:
+                        profiles.append((solver, r["events"]))
+    load_after = load()
+    print(f"load average after: {load_after}")
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "unknown"
+    header = (f"# First fit in a fresh process: empty and warm Numba cache\n\n`python benchmarks/cold_start.py "
+              f"{' '.join(sys.argv[1:] if argv is None else argv)}` at {commit}, "
+              f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, load average {load_before} before, {load_after} "
+              f"after, {args.repeats} rounds (medians), data {args.data}, {os.cpu_count()} cores")
+    text = markdown(header, solvers, results, baseline)
+    print()
+    print(text)
+    if args.out:
+        out = Path(args.out).with_suffix(".md")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
     for solver, events in profiles:
         print_profile(solver, events, args.signatures)
 
