@@ -19,7 +19,8 @@ from ..common.data import BinaryDataset
 from ..common.result import SearchResult
 from ..common.limits import parse_memory
 from ..common.validation import NameList, Number, check_number, check_params
-from ..preprocessing.cuts import CutDataset
+from ..preprocessing.cuts import CutDataset, is_binary_column
+from .cut_search import MAX_DEPTH, solve_cuts
 from .dp_search import solve_dp
 from .leaf_set import ABLATIONS, POLICIES, solve_leaf_set
 from .trees import check_labels
@@ -103,7 +104,12 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     max_depth = _within_features(max_depth, data.n_features)
     # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
     cuts = data.cuts if isinstance(data, CutDataset) else None
-    if choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted) == "dp":
+    chosen = choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted)
+    if chosen == "dp" and cuts is not None and _on_sorted_orders(data, max_depth):
+        return _solve_cuts(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
+                           node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels,
+                           started=started)
+    if chosen == "dp":
         if cuts is not None:
             memory_limit = _without_pair_table(memory_limit, data, max_depth, labels)
         result = _solve_dp(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
@@ -166,6 +172,47 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
                     feature_names=data.feature_names, warm_start=warm_start,
                     time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
                     sample_weight=sample_weight, started=started)
+
+
+def on_sorted_orders(max_depth, search: str = "auto", **leaf_set_options) -> bool:
+    """Whether numeric columns with these options go to the depth-limited search over sorted orders
+    (:mod:`optbb.osdt.cut_search`): a depth limit of at most :data:`~optbb.osdt.cut_search.MAX_DEPTH` and the dp
+    search (without a limit, or deeper, the dp search runs over the matrix of every cut)."""
+    return (isinstance(max_depth, Integral) and not isinstance(max_depth, bool) and 0 <= max_depth <= MAX_DEPTH
+            and search in SEARCHES and choose_search(search, **leaf_set_options) == "dp")
+
+
+def _on_sorted_orders(data: CutDataset, max_depth) -> bool:
+    """Whether the depth-limited search over sorted orders (:mod:`optbb.osdt.cut_search`) takes a problem of
+    numeric columns: it needs the raw columns and a depth limit of at most :data:`~optbb.osdt.cut_search.MAX_DEPTH`
+    (without a limit, or deeper, the dp search runs over the matrix of every cut)."""
+    return (data.raw is not None and isinstance(max_depth, Integral) and not isinstance(max_depth, bool)
+            and 0 <= max_depth <= MAX_DEPTH)
+
+
+def _solve_cuts(data: CutDataset, regularization, *, labels, **options):
+    return solve_columns(data.raw, data.y if labels is None else labels, regularization, data.cuts.column_names,
+                         n_classes=None if labels is not None else len(data.label_names),
+                         sample_weight=data.sample_weight, **options)
+
+
+def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_depth: int, n_classes=None,
+                  sample_weight=None, warm_start="cart", time_limit=None, node_limit=None, memory_limit="auto",
+                  verbose: int = 0, started: float | None = None) -> SearchResult:
+    """The depth-limited optimal tree over every threshold of the numeric columns ``X`` (float64, finite, named
+    ``column_names``; 0/1 columns are one split each), for class indices ``y`` (``n_classes``, default the largest
+    plus one), by the search over sorted orders (:mod:`optbb.osdt.cut_search`), without a matrix of cuts.  What
+    ``OSDTClassifier.fit`` runs on numeric columns with a ``max_depth``; options as in :func:`solve`."""
+    started = time.perf_counter() if started is None else started
+    check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
+                 {"max_depth": max_depth, "initial_tree": warm_start}, "optbb.osdt.solve")
+    lam = check_number("regularization", regularization, lo=0, hi=1)
+    y = check_labels(y, X.shape[0])
+    k = max(2, int(np.max(y, initial=0)) + 1) if n_classes is None else int(n_classes)
+    binary = [is_binary_column(X[:, j]) for j in range(X.shape[1])]
+    return solve_cuts(X, y, lam, int(max_depth), list(column_names), binary, n_classes=k,
+                      sample_weight=sample_weight, warm_start=warm_start, time_limit=time_limit,
+                      node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, started=started)
 
 
 def _without_pair_table(memory_limit, data: BinaryDataset, max_depth, labels):

@@ -16,7 +16,7 @@ from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, Mu
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
 from ..preprocessing.cuts import CutDataset, all_cuts
-from .dispatch import OPTION_CONSTRAINTS, choose_search, solve
+from .dispatch import OPTION_CONSTRAINTS, choose_search, on_sorted_orders, solve, solve_columns
 from .rashomon_set import rashomon_set as tree_rashomon_set
 
 
@@ -89,21 +89,31 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
                              "policy, ablation, upper_bound, max_leaves) takes two classes only: use search='dp' "
                              "or 'auto' without those options")
         names = display_names(self.feature_names, names, Xc.shape[1])
-        if Xc.dtype == np.uint8:  # 0/1 columns only: the binary features as they are
-            data, self._cuts = BinaryDataset(Xc, y_enc > 0, names, weights), None
-        else:  # numeric columns: every cut of each is a feature
-            features, self._cuts = all_cuts(Xc, names, weights)
-            data = CutDataset(features, y_enc > 0, self._cuts.feature_names(), weights, cuts=self._cuts)
-        result = solve(data, self.regularization, search=self.search, initial_tree=self.initial_tree,
-                       max_depth=self.max_depth, time_limit=self.time_limit, node_limit=self.node_limit,
-                       memory_limit=self.memory_limit, verbose=self.verbose,
-                       labels=y_enc if len(classes) > 2 else None, started=started, **leaf_set_options)
+        self._cuts, self._numeric = None, Xc.dtype != np.uint8
+        self._training = (Xc, y_enc, names, weights)  # what rashomon_set searches again (cuts made then)
+        if self._numeric and on_sorted_orders(self.max_depth, self.search, **leaf_set_options):
+            # every threshold, searched on sorted orders: no matrix of cuts
+            result = solve_columns(Xc, y_enc, self.regularization, names, max_depth=self.max_depth,
+                                   n_classes=len(classes), sample_weight=weights, warm_start=self.initial_tree,
+                                   time_limit=self.time_limit, node_limit=self.node_limit,
+                                   memory_limit=self.memory_limit, verbose=self.verbose, started=started)
+        else:
+            data = BinaryDataset(Xc, y_enc > 0, names, weights) if not self._numeric else self._cut_data()
+            result = solve(data, self.regularization, search=self.search, initial_tree=self.initial_tree,
+                           max_depth=self.max_depth, time_limit=self.time_limit, node_limit=self.node_limit,
+                           memory_limit=self.memory_limit, verbose=self.verbose,
+                           labels=y_enc if len(classes) > 2 else None, started=started, **leaf_set_options)
         self.classes_ = classes
         result.model.classes = list(classes)
         self.tree_ = result.model
         self.result_ = result
-        self._training = (data.X, y_enc, data.feature_names, weights)  # what rashomon_set searches again
         return self
+
+    def _cut_data(self) -> CutDataset:
+        """The training data with every cut of each numeric column as a feature (made on first use)."""
+        X, y, names, weights = self._training
+        features, self._cuts = all_cuts(X, names, weights)
+        return CutDataset(features, y > 0, self._cuts.feature_names(), weights, cuts=self._cuts, raw=X)
 
     def rashomon_set(self, epsilon: float | None = None, bound: float | None = None, *, max_depth="fit",
                      exclude_useless: bool = True, time_limit: float | None = None, node_limit: int | None = None,
@@ -114,6 +124,8 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         a fit on numeric columns, the trees are over every cut: ``petal_length<=2.45`` is a feature)."""
         check_is_fitted(self, "tree_")
         X, y, names, weights = self._training
+        if self._numeric:
+            X, names = self._cut_data().X, self._cuts.feature_names()
         data = BinaryDataset(X, y, names, weights, tuple(str(c) for c in self.classes_))
         depth = self.max_depth if max_depth == "fit" else max_depth
         out = tree_rashomon_set(data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
@@ -124,8 +136,10 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
 
     def _features(self, X) -> np.ndarray:
         """The binary features the search saw of raw rows ``X`` (after the fit's column checks)."""
-        if self._cuts is None:
+        if not self._numeric:
             return validate_predict_input(self, X)
+        if self._cuts is None:
+            self._cut_data()
         return self._cuts.transform(validate_predict_input(self, X, numeric=True))
 
     def _rows(self, X) -> np.ndarray:

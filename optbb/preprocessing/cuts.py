@@ -151,9 +151,11 @@ def all_cuts(X, column_names, sample_weight=None) -> tuple[np.ndarray, CutMap]:
 @dataclass(eq=False)
 class CutDataset(BinaryDataset):
     """The :class:`~optbb.common.data.BinaryDataset` of every cut of raw numeric columns, with the :class:`CutMap`
-    that reads them (``cuts``): :func:`optbb.osdt.solve` returns trees over the raw columns for it."""
+    that reads them (``cuts``): :func:`optbb.osdt.solve` returns trees over the raw columns for it.  ``raw``: the
+    numeric columns themselves (float64), which the depth-limited search reads instead of the cuts."""
 
     cuts: CutMap | None = None
+    raw: np.ndarray | None = field(default=None, repr=False)
 
 
 def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", "1")) -> CutDataset:
@@ -170,4 +172,4 @@ def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", 
         raise ValueError(f"feature_names has {len(names)} names but X has {Xf.shape[1]} columns")
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     features, cuts = all_cuts(Xf, names, w)
-    return CutDataset(features, y, cuts.feature_names(), w, label_names, cuts=cuts)
+    return CutDataset(features, y, cuts.feature_names(), w, label_names, cuts=cuts, raw=Xf)

@@ -1,0 +1,443 @@
+"""Depth-limited optimal trees over every threshold of numeric columns, searched on sorted orders (no cut matrix).
+
+A subproblem is the set ``S`` of rows reaching a node and its depth budget ``d``.  Each column's rows of ``S`` are
+kept in ascending order of value (``ords[level, j, :n]``: one level per node on the current path, each child's
+orders a stable partition of its parent's); a split ``x_j <= t`` is a position ``p`` of column ``j``'s order where
+the value changes, the first ``p`` rows going left.  Columns hold ranks (0 .. U-1 over the training values), so a
+0/1 column is a column with two ranks.  Costs are ``errors + lam_n * leaves`` in weight units (integer weights held
+in float64, so every sum is exact), the OSDT objective times the total weight.
+
+Bounds on split positions (ConTree: Brita, van der Linden, Demirovic, "Optimal Classification Trees for Continuous
+Feature Data Using Dynamic Programming with Branch-and-Bound", AAAI 2025, the interval pruning of Sec. 4).  For
+positions ``p < q`` of one column the left set grows and the right set shrinks; with ``L(p)``, ``R(p)`` the optimal
+costs of the two children at depth ``d - 1``:
+
+* monotonicity: ``L(p) <= L(q)`` and ``R(p) >= R(q)`` (a subset's optimum is at most the cost, on it, of the
+  superset's optimal tree);
+* similarity: ``L(q) <= L(p) + w(p, q)``, ``R(p) <= R(q) + w(p, q)``, ``w(p, q)`` the weight of the rows between
+  the two positions (a tree costs at most that much more on the larger set);
+* every child tree costs at least ``lam_n`` (one leaf).
+
+So every position strictly between evaluated positions ``a < b`` has
+``L(p) + R(p) >= max(L(a), L(b) - w(a, b), lam_n) + max(R(b), R(a) - w(a, b), lam_n)``, and an interval whose
+bound reaches the best cost so far is dropped unevaluated; otherwise its middle position is evaluated and the two
+halves follow (a bisection, depth first).  A child search that finds nothing below the bound it was given reports
+that bound, a lower bound of its optimum, which keeps every inequality valid.
+
+Depth <= 2 subproblems are solved at once by :func:`depth2`: for a root position, one pass over each column's order
+gives the best stump of both sides (class weights swept per side), and root positions are pruned by the same
+interval bounds, the ends being the empty side (cost 0) and the stump of ``S``.  Deeper subproblems are frames of an
+explicit stack, run in chunks of ``work`` evaluations by :func:`run`, so a search returns to Python between chunks.
+
+A tree is written in preorder into ``trees[level, slot]`` (int64, 2 x T): row 0 the column of a split (-1 for a
+leaf), row 1 its threshold rank (left: rank <= it).
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..common.jit import njit
+
+# ``R`` int32 (m, N): the rank of each row's value per column; ``y`` int64 class indices; ``w`` float64 integer
+# weights (all 1 when unweighted).
+Data = namedtuple("Data", "R y w")
+# Per level (node of the current path): ``ords`` int32 (levels, m, N) rows of the node by column, ``nrows`` int64
+# (levels,), ``bpos`` int64 (levels, N) the split positions of the column being searched, ``cw`` float64 (levels,
+# N + 1) its prefix weights, ``ivi`` / ``ivv`` the interval stack (ends ``a, b``; ``L(a), R(a), L(b), R(b)``),
+# ``trees`` int64 (levels, 2, 2, T) the best tree and the left child's tree of the split in progress; ``side``
+# uint8 (N,) the side of each row in the split being evaluated.
+Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees side")
+# Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
+Frames = namedtuple("Frames", "fi fv")
+FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB = range(8)
+N_FI = 8
+FV_UB, FV_BEST, FV_LA, FV_RA, FV_LB, FV_RB, FV_LBL, FV_LBR, FV_VL = range(9)
+N_FV = 9
+OPEN, NEXT_COLUMN, POP, WAIT_LEFT, WAIT_RIGHT = range(5)
+BEST, LEFT = 0, 1
+IV_SLOTS = 72  # a bisection keeps at most log2(N) + 2 intervals pending
+# int64 state
+S_TOP, S_NODES, S_DEPTH2, S_IMPNODES = range(4)
+N_ST = 4
+RUNNING, DONE, NODE_LIMIT = 0, 1, 2
+# rows of the float64 scratch ``sc`` (6, K): class weights
+SC_TOTL, SC_TOTR, SC_CNTL, SC_CNTR, SC_TOT = range(5)
+N_SC = 6
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# counting and stumps
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def class_totals(o, n, y, w, tot):
+    """Class weights of the rows ``o[:n]`` into ``tot``; returns their total."""
+    tot[:] = 0.0
+    for i in range(n):
+        r = o[i]
+        tot[y[r]] += w[r]
+    return tot.sum()
+
+
+@njit(cache=True, inline="always")
+def stump_errors(cnt, a, tot, wtot):
+    """Errors of a stump whose left leaf holds class weights ``cnt`` (total ``a``) and right leaf the rest of
+    ``tot`` (total ``wtot``): each leaf misclassifies all but its largest class."""
+    m1 = 0.0
+    m0 = 0.0
+    for c in range(cnt.shape[0]):
+        if cnt[c] > m1:
+            m1 = cnt[c]
+        rest = tot[c] - cnt[c]
+        if rest > m0:
+            m0 = rest
+    return (a - m1) + ((wtot - a) - m0)
+
+
+@njit(cache=True)
+def side_stumps(data, ords, lv, n, side, sc):
+    """The best stump of each side of a marked split of the ``n`` rows of level ``lv`` (``side[r]`` 1: left), the
+    sides' class weights in ``sc[SC_TOTL]``, ``sc[SC_TOTR]``: ``(errors, column, rank)`` left then right, column -1
+    when a side has no split.  One pass over each column's order, class weights swept per side."""
+    R, y, w = data.R, data.y, data.w
+    totl, totr, cntl, cntr = sc[SC_TOTL], sc[SC_TOTR], sc[SC_CNTL], sc[SC_CNTR]
+    wl, wr = totl.sum(), totr.sum()
+    el, fl, tl, er, fr, tr = np.inf, -1, -1, np.inf, -1, -1
+    for f in range(R.shape[0]):
+        o, rf = ords[lv, f], R[f]
+        cntl[:] = 0.0
+        cntr[:] = 0.0
+        al, ar, lastl, lastr = 0.0, 0.0, -1, -1
+        for i in range(n):
+            r = o[i]
+            v = rf[r]
+            if side[r]:
+                if v != lastl and lastl >= 0:
+                    e = stump_errors(cntl, al, totl, wl)
+                    if e < el:
+                        el, fl, tl = e, f, lastl
+                cntl[y[r]] += w[r]
+                al += w[r]
+                lastl = v
+            else:
+                if v != lastr and lastr >= 0:
+                    e = stump_errors(cntr, ar, totr, wr)
+                    if e < er:
+                        er, fr, tr = e, f, lastr
+                cntr[y[r]] += w[r]
+                ar += w[r]
+                lastr = v
+        if el <= 0.0 and er <= 0.0:
+            break
+    return el, fl, tl, er, fr, tr
+
+
+@njit(cache=True)
+def write_stump(tree, pos, f, t):
+    """Write a leaf (``f`` < 0) or a stump on column ``f`` at rank ``t`` at ``pos``; returns the next position."""
+    if f < 0:
+        tree[0, pos] = -1
+        return pos + 1
+    tree[0, pos] = f
+    tree[1, pos] = t
+    tree[0, pos + 1] = -1
+    tree[0, pos + 2] = -1
+    return pos + 3
+
+
+@njit(cache=True)
+def copy_subtree(src, dst, pos):
+    """Copy the preorder tree ``src`` (from its start) into ``dst`` at ``pos``; returns the next position."""
+    need, i = 1, 0
+    while need > 0:
+        dst[0, pos + i] = src[0, i]
+        dst[1, pos + i] = src[1, i]
+        need += 1 if src[0, i] >= 0 else -1
+        i += 1
+    return pos + i
+
+
+@njit(cache=True, inline="always")
+def push(ivi, ivv, sp, a, b, la, ra, lb, rb):
+    ivi[sp, 0] = a
+    ivi[sp, 1] = b
+    ivv[sp, 0] = la
+    ivv[sp, 1] = ra
+    ivv[sp, 2] = lb
+    ivv[sp, 3] = rb
+    return sp + 1
+
+
+@njit(cache=True, inline="always")
+def interval_bound(ivv, sp, wab, lam_n):
+    """Lower bound of every split strictly inside interval ``sp`` (module docstring): ``(split, left, right)``."""
+    lo_l = max(ivv[sp, 0], ivv[sp, 2] - wab, lam_n)
+    lo_r = max(ivv[sp, 3], ivv[sp, 1] - wab, lam_n)
+    return lo_l + lo_r, lo_l, lo_r
+
+
+@njit(cache=True)
+def column_splits(data, ords, lv, n, f, bpos, cw):
+    """Split positions of column ``f`` over the ``n`` rows of level ``lv`` into ``bpos``, prefix weights into
+    ``cw``; returns their number."""
+    o, rf, w = ords[lv, f], data.R[f], data.w
+    nb = 0
+    cw[0] = 0.0
+    for i in range(n):
+        cw[i + 1] = cw[i] + w[o[i]]
+        if i > 0 and rf[o[i]] != rf[o[i - 1]]:
+            bpos[nb] = i
+            nb += 1
+    return nb
+
+
+@njit(cache=True)
+def mark_split(data, o, n, p, side, tot, totl, totr):
+    """Mark the first ``p`` rows of order ``o`` left (1) and the rest right (0); class weights of each side."""
+    y, w = data.y, data.w
+    totl[:] = 0.0
+    for i in range(n):
+        r = o[i]
+        if i < p:
+            side[r] = 1
+            totl[y[r]] += w[r]
+        else:
+            side[r] = 0
+    for c in range(tot.shape[0]):
+        totr[c] = tot[c] - totl[c]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# depth <= 2
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def depth2(data, lev, lv, depth, lam_n, ub, sc):
+    """Optimal tree of depth <= ``depth`` (0, 1 or 2) over the rows of level ``lv`` costing less than ``ub``.
+
+    Returns its cost, the tree written to ``lev.trees[lv, BEST]``, or ``ub`` when no tree costs less (a lower
+    bound of the optimum).  Depth 2: every root position of every column under the interval bounds (module
+    docstring), each evaluated by :func:`side_stumps`."""
+    R, y, w = data.R, data.y, data.w
+    n, ords, side, tree = lev.nrows[lv], lev.ords, lev.side, lev.trees[lv, BEST]
+    tot = sc[SC_TOT]
+    total = class_totals(ords[lv, 0], n, y, w, tot)
+    err = total - tot.max()
+    best = ub
+    if err + lam_n < best:
+        best = err + lam_n
+        tree[0, 0] = -1
+    if depth == 0 or err <= 0.0 or 2.0 * lam_n >= best:
+        return best
+    # the stump of S: every row on the left
+    for i in range(n):
+        side[ords[lv, 0, i]] = 1
+    sc[SC_TOTL, :] = tot
+    sc[SC_TOTR, :] = 0.0
+    e1, f1, t1, _, _, _ = side_stumps(data, ords, lv, n, side, sc)
+    d1 = err + lam_n
+    if f1 >= 0 and e1 + 2.0 * lam_n < d1:
+        d1 = e1 + 2.0 * lam_n
+    if d1 < best:
+        best = d1
+        write_stump(tree, 0, f1, t1)
+    if depth == 1 or e1 <= 0.0 or 3.0 * lam_n >= best:
+        return best
+    bpos, cw, ivi, ivv = lev.bpos[lv], lev.cw[lv], lev.ivi[lv], lev.ivv[lv]
+    for f in range(R.shape[0]):
+        nb = column_splits(data, ords, lv, n, f, bpos, cw)
+        o, rf = ords[lv, f], R[f]
+        sp = push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0) if nb > 0 else 0
+        while sp > 0:
+            sp -= 1
+            a, b = ivi[sp, 0], ivi[sp, 1]
+            if b - a <= 1:
+                continue
+            wab = cw[n if b >= nb else bpos[b]] - cw[0 if a < 0 else bpos[a]]
+            if interval_bound(ivv, sp, wab, lam_n)[0] >= best:
+                continue
+            la, ra, lb, rb = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
+            mid = (a + b) // 2
+            p = bpos[mid]
+            mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
+            el, fl, tl, er, fr, tr = side_stumps(data, ords, lv, n, side, sc)
+            vl = cw[p] - sc[SC_TOTL].max() + lam_n
+            if fl >= 0 and el + 2.0 * lam_n < vl:
+                vl = el + 2.0 * lam_n
+            else:
+                fl = -1
+            vr = (total - cw[p]) - sc[SC_TOTR].max() + lam_n
+            if fr >= 0 and er + 2.0 * lam_n < vr:
+                vr = er + 2.0 * lam_n
+            else:
+                fr = -1
+            if vl + vr < best:
+                best = vl + vr
+                tree[0, 0] = f
+                tree[1, 0] = rf[o[p - 1]]
+                write_stump(tree, write_stump(tree, 1, fl, tl), fr, tr)
+            sp = push(ivi, ivv, sp, a, mid, la, ra, vl, vr)
+            sp = push(ivi, ivv, sp, mid, b, vl, vr, lb, rb)
+    return best
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# deeper subproblems: frames
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def partition(lev, i, n, want):
+    """The rows of level ``i`` on side ``want`` as level ``i + 1``, each column's order kept (a stable filter)."""
+    ords, side = lev.ords, lev.side
+    k = 0
+    for g in range(ords.shape[1]):
+        src, dst = ords[i, g], ords[i + 1, g]
+        k = 0
+        for j in range(n):
+            r = src[j]
+            if side[r] == want:
+                dst[k] = r
+                k += 1
+    lev.nrows[i + 1] = k
+
+
+@njit(cache=True)
+def start_child(data, lev, fr, st, i, want, ub, lam_n, sc):
+    """Level ``i + 1`` as the left (``want`` 1) or right (0) child of frame ``i``'s split in progress, asked for a
+    tree below ``ub``: depth <= 2 is solved at once (its result left in ``fv[i + 1]``), deeper opens a frame."""
+    fi, fv = fr.fi, fr.fv
+    p, n = lev.bpos[i, fi[i, FI_MID]], lev.nrows[i]
+    o, side = lev.ords[i, fi[i, FI_F]], lev.side
+    for j in range(n):
+        side[o[j]] = 1 if j < p else 0
+    partition(lev, i, n, want)
+    d = fi[i, FI_D] - 1
+    fv[i + 1, FV_UB] = ub
+    if d <= 2:
+        fv[i + 1, FV_BEST] = depth2(data, lev, i + 1, d, lam_n, ub, sc)
+        st[S_DEPTH2] += 1
+    else:
+        fi[i + 1, FI_D] = d
+        fi[i + 1, FI_PHASE] = OPEN
+        st[S_TOP] = i + 1
+
+
+@njit(cache=True)
+def open_frame(data, lev, fr, i, lam_n, sc):
+    """A new frame: the leaf, then the depth-2 tree as its first incumbent; False when no split can beat them."""
+    fi, fv = fr.fi, fr.fv
+    best = depth2(data, lev, i, 2, lam_n, fv[i, FV_UB], sc)
+    fv[i, FV_BEST] = best
+    fi[i, FI_F] = -1
+    fi[i, FI_SP] = 0
+    tot = sc[SC_TOT]
+    err = class_totals(lev.ords[i, 0], lev.nrows[i], data.y, data.w, tot) - tot.max()
+    return err > 0.0 and 3.0 * lam_n < best
+
+
+@njit(cache=True)
+def next_interval(data, lev, fr, st, i, lam_n, sc):
+    """Pop intervals of frame ``i`` until one survives its bound, then start its middle split's left child;
+    False when the column is exhausted."""
+    fi, fv = fr.fi, fr.fv
+    ivi, ivv, bpos, cw = lev.ivi[i], lev.ivv[i], lev.bpos[i], lev.cw[i]
+    n, nb = lev.nrows[i], fi[i, FI_NB]
+    sp = fi[i, FI_SP]
+    while sp > 0:
+        sp -= 1
+        a, b = ivi[sp, 0], ivi[sp, 1]
+        if b - a <= 1:
+            continue
+        wab = cw[n if b >= nb else bpos[b]] - cw[0 if a < 0 else bpos[a]]
+        bound, lo_l, lo_r = interval_bound(ivv, sp, wab, lam_n)
+        if bound >= fv[i, FV_BEST]:
+            continue
+        fi[i, FI_SP] = sp
+        fi[i, FI_A], fi[i, FI_B], fi[i, FI_MID] = a, b, (a + b) // 2
+        fv[i, FV_LA], fv[i, FV_RA], fv[i, FV_LB], fv[i, FV_RB] = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
+        fv[i, FV_LBL], fv[i, FV_LBR] = lo_l, lo_r
+        st[S_NODES] += 1
+        fi[i, FI_PHASE] = WAIT_LEFT
+        start_child(data, lev, fr, st, i, 1, fv[i, FV_BEST] - lo_r, lam_n, sc)
+        return True
+    fi[i, FI_SP] = 0
+    return False
+
+
+@njit(cache=True)
+def split_done(lev, fr, i, vl, vr):
+    """Frame ``i``'s split in progress is evaluated (``vl``, ``vr``: its children's costs or lower bounds): keep it
+    if it is the best so far and push the two halves of its interval."""
+    fi, fv = fr.fi, fr.fv
+    sp = fi[i, FI_SP]
+    a, b, mid = fi[i, FI_A], fi[i, FI_B], fi[i, FI_MID]
+    ivi, ivv = lev.ivi[i], lev.ivv[i]
+    sp = push(ivi, ivv, sp, a, mid, fv[i, FV_LA], fv[i, FV_RA], vl, vr)
+    sp = push(ivi, ivv, sp, mid, b, vl, vr, fv[i, FV_LB], fv[i, FV_RB])
+    fi[i, FI_SP] = sp
+    fi[i, FI_PHASE] = POP
+
+
+@njit(cache=True)
+def keep_split(data, lev, fr, st, i, total):
+    """Frame ``i``'s best tree becomes its split in progress: the left child's tree, then the right's."""
+    fi, fv = fr.fi, fr.fv
+    f, p = fi[i, FI_F], lev.bpos[i, fi[i, FI_MID]]
+    tree = lev.trees[i, BEST]
+    tree[0, 0] = f
+    tree[1, 0] = data.R[f, lev.ords[i, f, p - 1]]
+    copy_subtree(lev.trees[i + 1, BEST], tree, copy_subtree(lev.trees[i, LEFT], tree, 1))
+    fv[i, FV_BEST] = total
+    st[S_IMPNODES] = st[S_NODES]
+
+
+@njit(cache=True)
+def run(data, lev, fr, st, lam_n, node_limit, work, sc):
+    """Run the frames for at most ``work`` actions; returns DONE (the root frame has returned: its best tree
+    and cost are in ``trees[0, BEST]`` and ``fv[0, FV_BEST]``), NODE_LIMIT or RUNNING."""
+    fi, fv = fr.fi, fr.fv
+    done = 0
+    while st[S_TOP] >= 0 and done < work:
+        if st[S_NODES] >= node_limit:
+            return NODE_LIMIT
+        done += 1
+        i = st[S_TOP]
+        ph = fi[i, FI_PHASE]
+        if ph == OPEN:
+            fi[i, FI_PHASE] = NEXT_COLUMN if open_frame(data, lev, fr, i, lam_n, sc) else -1
+        elif ph == NEXT_COLUMN:
+            f = fi[i, FI_F] + 1
+            if f >= data.R.shape[0] or fv[i, FV_BEST] <= 3.0 * lam_n:
+                fi[i, FI_PHASE] = -1
+                continue
+            fi[i, FI_F] = f
+            nb = column_splits(data, lev.ords, i, lev.nrows[i], f, lev.bpos[i], lev.cw[i])
+            fi[i, FI_NB] = nb
+            if nb > 0:
+                fi[i, FI_SP] = push(lev.ivi[i], lev.ivv[i], 0, -1, nb, 0.0, lam_n, lam_n, 0.0)
+                fi[i, FI_PHASE] = POP
+        elif ph == POP:
+            if not next_interval(data, lev, fr, st, i, lam_n, sc):
+                fi[i, FI_PHASE] = NEXT_COLUMN
+        elif ph == WAIT_LEFT:
+            vl = fv[i + 1, FV_BEST]
+            fv[i, FV_VL] = vl
+            if vl < fv[i + 1, FV_UB]:  # the left child's optimum: now the right child, below what is left
+                copy_subtree(lev.trees[i + 1, BEST], lev.trees[i, LEFT], 0)
+                fi[i, FI_PHASE] = WAIT_RIGHT
+                start_child(data, lev, fr, st, i, 0, fv[i, FV_BEST] - vl, lam_n, sc)
+            else:
+                split_done(lev, fr, i, vl, fv[i, FV_LBR])
+        elif ph == WAIT_RIGHT:
+            vl, vr = fv[i, FV_VL], fv[i + 1, FV_BEST]
+            if vr < fv[i + 1, FV_UB] and vl + vr < fv[i, FV_BEST]:
+                keep_split(data, lev, fr, st, i, vl + vr)
+            split_done(lev, fr, i, vl, vr)
+        else:  # the frame has returned: its parent reads fv[i, FV_BEST] against fv[i, FV_UB]
+            st[S_TOP] = i - 1
+    return DONE if st[S_TOP] < 0 else RUNNING

@@ -1,0 +1,311 @@
+"""Depth-limited OSDT over every threshold of numeric columns, as an engine of the common search driver.
+
+:func:`solve_cuts` is what :func:`optbb.osdt.solve` runs for a :class:`~optbb.preprocessing.cuts.CutDataset` with a
+``max_depth``: the search of :mod:`optbb.osdt.cut_kernel` on each column's sorted order of ranks, which needs no
+matrix of cuts.  It minimises the same objective as the dp search, ``errors / N + regularization * leaves`` with
+real sample weights (in the dp search's fixed-point units, so every sum is exact) and any number of classes.  The
+first incumbent is a CART tree grown on the raw columns to the same depth; a stopped search returns its best tree
+and a valid lower bound.  The tree it returns reads the raw columns (``Tree.cuts``).
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from ..common import driver
+from ..common.bounds import objective_value
+from ..common.limits import InterruptGuard, Limits
+from ..common.result import SearchResult, Status
+from ..common.weights import drop_zero_weights
+from ..preprocessing.cuts import CutMap, cut_threshold
+from . import cut_kernel as K
+from .dp_search import fixed_point_weights
+from .initial_tree import cart_affordable
+from .trees import make_tree
+
+_BIG = 1 << 62
+MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
+
+
+class CutEngine:
+    """The frames of :mod:`optbb.osdt.cut_kernel` over ranked columns (see :func:`solve_cuts` for the arguments)."""
+
+    name = "osdt-cuts"
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_classes: int, lam: float,
+                 max_depth: int, column_names: list[str], binary: list[bool], *, node_limit: int | None = None,
+                 memory_limit: int | None = None):
+        self.X, self.y, self.w = X, y, w
+        self.column_names, self.binary = [str(c) for c in column_names], [bool(b) for b in binary]
+        self.n, self.m = X.shape
+        self.k = int(n_classes)
+        self.lam = float(lam)
+        self.depth = int(max_depth)
+        self.values = [np.unique(X[:, j]) for j in range(self.m)]
+        ranks = np.empty((self.m, self.n), dtype=np.int32)
+        for j, v in enumerate(self.values):
+            ranks[j] = np.searchsorted(v, X[:, j])
+        q = np.ones(self.n) if w is None else fixed_point_weights(w).astype(np.float64)
+        self.data = K.Data(ranks, y.astype(np.int64), q)
+        self.total = float(q.sum())
+        self.lam_n = self.lam * self.total
+        self.node_limit = _BIG if node_limit is None else int(node_limit)
+        self.memory_limit = memory_limit
+        self.inc_tree = np.array([[-1], [0]], dtype=np.int64)  # the root leaf, until a CART tree beats it
+        self.inc_cost = self._cost(self.inc_tree)
+        self.lev = self.fr = None
+        self.st = np.zeros(K.N_ST, dtype=np.int64)
+        self.st[K.S_TOP] = -1
+        self.sc = np.zeros((K.N_SC, self.k), dtype=np.float64)
+        self.done = False
+        self._best_lb = 0.0
+
+    # -- arrays --------------------------------------------------------------------------------------------------
+    def _levels(self) -> int:
+        return max(1, self.depth - 1)
+
+    def planned_bytes(self) -> int:
+        """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames)."""
+        lv, n, m, t = self._levels(), self.n, self.m, 2 << self.depth
+        return lv * (4 * m * n + 16 * n + K.IV_SLOTS * 48 + 32 * t) + self.data.R.nbytes + 16 * n
+
+    def start(self) -> Status | None:
+        if self.memory_limit is not None and self.planned_bytes() > self.memory_limit:
+            return Status.MEMORY_LIMIT
+        lv, n, m, t = self._levels(), self.n, self.m, 2 << self.depth
+        order = np.argsort(self.data.R, axis=1, kind="stable").astype(np.int32)
+        ords = np.zeros((lv, m, n), dtype=np.int32)
+        ords[0] = order
+        z = np.zeros
+        self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
+                            z((lv, K.IV_SLOTS, 2), np.int64), z((lv, K.IV_SLOTS, 4), np.float64),
+                            z((lv, 2, 2, t), np.int64), z(n, np.uint8))
+        self.lev.nrows[0] = n
+        self.fr = K.Frames(z((lv, K.N_FI), np.int64), z((lv, K.N_FV), np.float64))
+        self.fr.fv[0, K.FV_UB] = self.fr.fv[0, K.FV_BEST] = self.inc_cost
+        if self.depth >= 3:
+            self.fr.fi[0, K.FI_D] = self.depth
+            self.fr.fi[0, K.FI_PHASE] = K.OPEN
+            self.st[K.S_TOP] = 0
+        return None
+
+    def memory_bytes(self) -> int:
+        groups = [g for g in (self.lev, self.fr) if g is not None] + [self.data]
+        return int(sum(a.nbytes for g in groups for a in g))
+
+    # -- protocol ------------------------------------------------------------------------------------------------
+    def step(self, work: int) -> int:
+        if work <= 0 or self.done:
+            if work <= 0:  # load the kernels
+                K.run(self.data, self.lev, self.fr, self.st, self.lam_n, self.node_limit, 0, self.sc)
+            return driver.DONE if self.done else driver.RUNNING
+        if self.depth <= 2:
+            self.fr.fv[0, K.FV_BEST] = K.depth2(self.data, self.lev, 0, self.depth, self.lam_n, self.inc_cost,
+                                                 self.sc)
+            self.st[K.S_DEPTH2] += 1
+            self.done = True
+            return driver.DONE
+        code = K.run(self.data, self.lev, self.fr, self.st, self.lam_n, self.node_limit, int(work), self.sc)
+        if code == K.NODE_LIMIT:
+            return driver.NODE_LIMIT
+        self.done = code == K.DONE
+        return driver.DONE if self.done else driver.RUNNING
+
+    def grow(self, cap_bytes: int | None, must_stop: Callable[[], bool]) -> bool:
+        return False  # the arrays are sized at the start
+
+    def nodes(self) -> int:
+        return int(self.st[K.S_NODES])
+
+    def improvements(self) -> int:
+        return int(self._found())
+
+    def improvement_nodes(self) -> int:
+        return int(self.st[K.S_IMPNODES])
+
+    def _found(self) -> bool:
+        return self.fr is not None and self.fr.fv[0, K.FV_BEST] < self.inc_cost
+
+    def _best(self) -> tuple[float, np.ndarray]:
+        """The best tree so far and its cost (search units)."""
+        if self._found():
+            return float(self.fr.fv[0, K.FV_BEST]), self.lev.trees[0, K.BEST]
+        return self.inc_cost, self.inc_tree
+
+    def incumbent(self) -> float:
+        return self._best()[0] / self.total
+
+    def lower_bound(self) -> float:
+        """Largest lower bound seen (search units / total): once done, the optimum; before, see
+        :meth:`_frames_bound`."""
+        if self.done:
+            return self._best()[0] / self.total
+        if self.fr is None:
+            return 0.0
+        self._best_lb = max(self._best_lb, min(self._frames_bound(), self._best()[0]))
+        return self._best_lb / self.total
+
+    def _frames_bound(self) -> float:
+        """A lower bound of the root's optimum from the frames on the stack, top first: a frame's value is the least
+        of its best tree, the bounds of its pending intervals, the split in progress (the child's value plus its
+        sibling's bound) and, if columns remain, ``2 lam_n`` (any split)."""
+        top = int(self.st[K.S_TOP])
+        if top < 0:
+            return self.lam_n
+        fi, fv, val = self.fr.fi, self.fr.fv, 0.0
+        for i in range(top, -1, -1):
+            v = float(fv[i, K.FV_BEST])
+            phase = int(fi[i, K.FI_PHASE])
+            if phase == K.OPEN:
+                v = min(v, self.lam_n)
+            if phase in (K.NEXT_COLUMN, K.POP, K.WAIT_LEFT, K.WAIT_RIGHT) and fi[i, K.FI_F] < self.m - 1:
+                v = min(v, 2 * self.lam_n)
+            if phase in (K.POP, K.WAIT_LEFT, K.WAIT_RIGHT):
+                v = min(v, self._pending_bound(i))
+            if phase == K.WAIT_LEFT and i < top:
+                v = min(v, val + float(fv[i, K.FV_LBR]))
+            elif phase == K.WAIT_RIGHT and i < top:
+                v = min(v, float(fv[i, K.FV_VL]) + val)
+            elif phase in (K.WAIT_LEFT, K.WAIT_RIGHT):  # a depth-2 child, solved at once
+                v = min(v, float(fv[i, K.FV_LBL] + fv[i, K.FV_LBR]))
+            val = v
+        return val
+
+    def _pending_bound(self, i: int) -> float:
+        fi, lev = self.fr.fi, self.lev
+        n, nb, sp = int(lev.nrows[i]), int(fi[i, K.FI_NB]), int(fi[i, K.FI_SP])
+        out = np.inf
+        for s in range(sp):
+            a, b = lev.ivi[i, s]
+            if b - a <= 1:
+                continue
+            wab = lev.cw[i, n if b >= nb else lev.bpos[i, b]] - lev.cw[i, 0 if a < 0 else lev.bpos[i, a]]
+            la, ra, lb, rb = lev.ivv[i, s]
+            out = min(out, max(la, lb - wab, self.lam_n) + max(rb, ra - wab, self.lam_n))
+        return out
+
+    def queue_size(self) -> int:
+        return int(self.st[K.S_TOP]) + 1
+
+    def finish(self, status: Status):
+        cost, tree = self._best()
+        model, errors = self.model(tree)
+        objective = objective_value(errors, model.n_leaves, float(self.w.sum()) if self.w is not None else self.n,
+                                    self.lam)
+        lower_bound = objective if status is Status.OPTIMAL else min(self.lower_bound(), objective)
+        counters = {"splits_evaluated": self.nodes(), "depth2_calls": int(self.st[K.S_DEPTH2]),
+                    "search_cost": cost / self.total}
+        return model, float(objective), float(lower_bound), counters
+
+    # -- trees ---------------------------------------------------------------------------------------------------
+    def _cost(self, tree: np.ndarray) -> float:
+        """Cost (search units) of a preorder tree over the ranks."""
+        R, y, q = self.data
+        cost = 0.0
+        for rows in self._leaf_rows(tree):
+            counts = np.bincount(y[rows], weights=q[rows], minlength=self.k)
+            cost += counts.sum() - counts.max() + self.lam_n
+        return cost
+
+    def _leaf_rows(self, tree: np.ndarray) -> list[np.ndarray]:
+        out, R = [], self.data.R
+
+        def walk(pos, rows):
+            j = int(tree[0, pos])
+            if j < 0:
+                out.append(rows)
+                return pos + 1
+            left = R[j, rows] <= tree[1, pos]
+            return walk(walk(pos + 1, rows[left]), rows[~left])
+
+        walk(0, np.arange(self.n))
+        return out
+
+    def cut_map(self, tree: np.ndarray) -> tuple[CutMap, dict]:
+        """The :class:`CutMap` of the splits of a preorder tree (ordered by column, then threshold) and the index
+        of each split ``(column, rank)`` in it."""
+        splits = sorted({(int(tree[0, i]), int(tree[1, i])) for i in range(tree.shape[1]) if tree[0, i] >= 0})
+        thresholds = [None if self.binary[j] else cut_threshold(self.values[j][r], self.values[j][r + 1])
+                      for j, r in splits]
+        return (CutMap(self.column_names, self.binary, [j for j, _ in splits], thresholds),
+                {s: f for f, s in enumerate(splits)})
+
+    def leaves(self, tree: np.ndarray, index: dict) -> list[tuple]:
+        """The leaves of a preorder tree as conditions ``(feature, value)`` on the features ``index`` numbers: a
+        cut's feature is 1 on its left (``x <= t``), a 0/1 column's on its right (``x == 1``)."""
+        out = []
+
+        def walk(pos, path):
+            j = int(tree[0, pos])
+            if j < 0:
+                out.append(tuple(sorted(path)))
+                return pos + 1
+            f, go_left = index[(j, int(tree[1, pos]))], 0 if self.binary[j] else 1
+            end = walk(pos + 1, path + [(f, go_left)])
+            return walk(end, path + [(f, 1 - go_left)])
+
+        walk(0, [])
+        return out
+
+    def model(self, tree: np.ndarray):
+        """``(Tree over the raw columns, weight of its errors)`` for a preorder tree."""
+        kept, index = self.cut_map(tree)
+        model, errors = make_tree(kept.transform(self.X), self.y, self.leaves(tree, index), kept.feature_names(),
+                                  self.k, self.w)
+        return model.over_columns(kept), errors
+
+
+def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, max_depth: int,
+              lam: float) -> np.ndarray:
+    """A CART tree (scikit-learn, grown on the raw columns to ``max_depth``; at most ``1 / (2 lambda)`` leaves when
+    ``lambda > 0``) as a preorder tree over the ranks: the search's first incumbent."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    leaves = None if lam <= 0 else max(2, int(min(0.5 / lam, X.shape[0])))
+    clf = DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=leaves, random_state=0)
+    clf.fit(X, y, sample_weight=w)
+    t = clf.tree_
+    nodes, thresholds = [], []
+
+    def walk(node):
+        j = int(t.feature[node])
+        if t.children_left[node] < 0:
+            nodes.append(-1)
+            thresholds.append(0)
+            return
+        r = int(np.searchsorted(values[j], t.threshold[node], side="right")) - 1
+        if r < 0 or r >= len(values[j]) - 1:  # splits nothing on these values: keep the side holding the rows
+            walk(t.children_left[node] if r >= 0 else t.children_right[node])
+            return
+        nodes.append(j)
+        thresholds.append(r)
+        walk(t.children_left[node])
+        walk(t.children_right[node])
+
+    walk(0)
+    return np.array([nodes, thresholds], dtype=np.int64)
+
+
+def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int, column_names: list[str],
+               binary: list[bool], *, n_classes: int, sample_weight: np.ndarray | None = None, warm_start: str | None = "cart",
+               time_limit: float | None = None, node_limit: int | None = None, memory_limit=None,
+               verbose: int = 0, started: float | None = None) -> SearchResult:
+    """Optimal tree of depth <= ``max_depth`` over every threshold of the raw columns ``X`` (float64, finite, named
+    ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
+    :func:`~optbb.preprocessing.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
+    holds class indices ``0 .. n_classes - 1``.  Arguments are assumed checked (see :func:`optbb.osdt.solve`)."""
+    started = time.perf_counter() if started is None else started
+    w, X, y = drop_zero_weights(sample_weight, np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))
+    limits = Limits(time_limit, node_limit, memory_limit)
+    with InterruptGuard() as guard:
+        engine = CutEngine(X, y, w, n_classes, regularization, max_depth, column_names, binary,
+                           node_limit=limits.node_limit, memory_limit=limits.memory_limit)
+        if (warm_start == "cart" and max_depth >= 1 and len(np.unique(y)) >= 2
+                and cart_affordable(*X.shape, limits.time_limit, started)):
+            tree = cart_tree(X, y, w, engine.values, max_depth, float(regularization))
+            cost = engine._cost(tree)
+            if cost < engine.inc_cost:
+                engine.inc_tree, engine.inc_cost = tree, cost
+    return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
