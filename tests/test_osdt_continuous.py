@@ -278,3 +278,44 @@ def test_rashomon_set_of_a_numeric_fit_reads_raw_rows(iris):
 @settings(FAST, max_examples=1000)
 def test_depth_two_brute_force_on_larger_problems(problem):
     test_depth_two_is_the_brute_force_over_every_threshold.hypothesis.inner_test(problem)
+
+
+@given(numeric_problems(max_rows=24, max_columns=3, zero_weights=False), st.integers(3, 4))
+@settings(FAST, max_examples=40)
+def test_deeper_trees_are_the_binary_dp_on_every_cut(problem, depth):
+    """The search over sorted orders (frames, interval bounds, the larger child first) at depth 3 and 4 against
+    the binary dp on the matrix of every cut."""
+    X, y, w, lam, _ = problem
+    clf = OSDTClassifier(regularization=lam, max_depth=depth).fit(X, y, sample_weight=w)
+    B = every_cut(X)
+    data = BinaryDataset(B, y, [f"c{j}" for j in range(B.shape[1])], w, tuple(str(c) for c in range(int(y.max()) + 1)))
+    reference = solve(data, lam, max_depth=depth)
+    assert clf.result_.status.name == reference.status.name == "OPTIMAL"
+    assert clf.result_.objective == pytest.approx(reference.objective, abs=1e-9)
+    assert clf.tree_.depth <= depth
+
+
+def hard_numeric_problem(n=400, m=5, seed=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, m)).round(2)
+    y = ((X[:, 0] * X[:, 1] > 0) ^ (rng.random(n) < 0.2)).astype(int)
+    return X, y
+
+
+def test_a_node_limit_ends_with_a_tree_and_a_valid_lower_bound():
+    X, y = hard_numeric_problem()
+    full = OSDTClassifier(regularization=0, max_depth=3).fit(X, y).result_
+    assert full.status.name == "OPTIMAL" and full.lower_bound == full.objective
+    stopped = OSDTClassifier(regularization=0, max_depth=3, node_limit=3).fit(X, y).result_
+    assert stopped.status.name == "NODE_LIMIT"
+    assert stopped.lower_bound <= full.objective <= stopped.objective
+    assert stopped.model.depth <= 3
+
+
+def test_the_initial_tree_is_the_cart_tree_on_raw_columns_or_better():
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = hard_numeric_problem()
+    cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    stopped = OSDTClassifier(regularization=0, max_depth=3, node_limit=1).fit(X, y).result_
+    assert stopped.objective <= 1 - cart.score(X, y) + 1e-12

@@ -46,17 +46,18 @@ Data = namedtuple("Data", "R y w")
 # Per level (node of the current path): ``ords`` int32 (levels, m, N) rows of the node by column, ``nrows`` int64
 # (levels,), ``bpos`` int64 (levels, N) the split positions of the column being searched, ``cw`` float64 (levels,
 # N + 1) its prefix weights, ``ivi`` / ``ivv`` the interval stack (ends ``a, b``; ``L(a), R(a), L(b), R(b)``),
-# ``trees`` int64 (levels, 2, 2, T) the best tree and the left child's tree of the split in progress; ``side``
-# uint8 (N,) the side of each row in the split being evaluated.
-Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees side")
+# ``trees`` int64 (levels, 2, 2, T) the best tree and the left child's tree of the split in progress, ``order``
+# int64 (levels, m) the columns in the order they are searched (best stump first); ``side`` uint8 (N,) the side of
+# each row in the split being evaluated, ``colbest`` float64 (m,) the best stump of each column.
+Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
 Frames = namedtuple("Frames", "fi fv")
-FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB = range(8)
-N_FI = 8
-FV_UB, FV_BEST, FV_LA, FV_RA, FV_LB, FV_RB, FV_LBL, FV_LBR, FV_VL = range(9)
-N_FV = 9
-OPEN, NEXT_COLUMN, POP, WAIT_LEFT, WAIT_RIGHT = range(5)
-BEST, LEFT = 0, 1
+FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST = range(10)
+N_FI = 10
+FV_UB, FV_BEST, FV_LA, FV_RA, FV_LB, FV_RB, FV_LBL, FV_LBR, FV_V1, FV_H = range(10)
+N_FV = 10
+OPEN, NEXT_COLUMN, POP, WAIT_FIRST, WAIT_SECOND = range(5)
+BEST, FIRST = 0, 1
 IV_SLOTS = 72  # a bisection keeps at most log2(N) + 2 intervals pending
 # int64 state
 S_TOP, S_NODES, S_DEPTH2, S_IMPNODES = range(4)
@@ -98,10 +99,16 @@ def stump_errors(cnt, a, tot, wtot):
 
 
 @njit(cache=True)
-def side_stumps(data, ords, lv, n, side, sc):
+def side_stumps(data, ords, lv, n, side, sc, colbest):
     """The best stump of each side of a marked split of the ``n`` rows of level ``lv`` (``side[r]`` 1: left), the
     sides' class weights in ``sc[SC_TOTL]``, ``sc[SC_TOTR]``: ``(errors, column, rank)`` left then right, column -1
-    when a side has no split.  One pass over each column's order, class weights swept per side."""
+    when a side has no split.  One pass over each column's order, class weights swept per side; ``colbest[f]``
+    receives the left side's best errors seen on column ``f`` (an order for the columns to come).
+
+    A row moved into a stump's left leaf lowers its errors by at most its weight (the left leaf's largest class
+    grows by at most that, the right leaf's does not grow), so after a position with errors ``e`` above the best
+    ``b`` the next ``e - b`` of weight cannot give a better stump and is not evaluated (ConTree's skip), and a side
+    is done with a column when less than that is left."""
     R, y, w = data.R, data.y, data.w
     totl, totr, cntl, cntr = sc[SC_TOTL], sc[SC_TOTR], sc[SC_CNTL], sc[SC_CNTR]
     wl, wr = totl.sum(), totr.sum()
@@ -111,25 +118,48 @@ def side_stumps(data, ords, lv, n, side, sc):
         cntl[:] = 0.0
         cntr[:] = 0.0
         al, ar, lastl, lastr = 0.0, 0.0, -1, -1
+        skipl, skipr = -1.0, -1.0  # weight still to add before a better stump is possible, minus a little
+        donel, doner = wl <= 0.0, wr <= 0.0
+        best_f = np.inf
         for i in range(n):
             r = o[i]
             v = rf[r]
             if side[r]:
-                if v != lastl and lastl >= 0:
+                if donel:
+                    continue
+                if v != lastl and lastl >= 0 and skipl < 0.0:
                     e = stump_errors(cntl, al, totl, wl)
+                    best_f = min(best_f, e)
                     if e < el:
                         el, fl, tl = e, f, lastl
+                    skipl = e - el
+                    if wl - al <= skipl:
+                        donel = True
+                        if doner:
+                            break
+                        continue
                 cntl[y[r]] += w[r]
                 al += w[r]
+                skipl -= w[r]
                 lastl = v
             else:
-                if v != lastr and lastr >= 0:
+                if doner:
+                    continue
+                if v != lastr and lastr >= 0 and skipr < 0.0:
                     e = stump_errors(cntr, ar, totr, wr)
                     if e < er:
                         er, fr, tr = e, f, lastr
+                    skipr = e - er
+                    if wr - ar <= skipr:
+                        doner = True
+                        if donel:
+                            break
+                        continue
                 cntr[y[r]] += w[r]
                 ar += w[r]
+                skipr -= w[r]
                 lastr = v
+        colbest[f] = best_f
         if el <= 0.0 and er <= 0.0:
             break
     return el, fl, tl, er, fr, tr
@@ -177,6 +207,37 @@ def interval_bound(ivv, sp, wab, lam_n):
     lo_l = max(ivv[sp, 0], ivv[sp, 2] - wab, lam_n)
     lo_r = max(ivv[sp, 3], ivv[sp, 1] - wab, lam_n)
     return lo_l + lo_r, lo_l, lo_r
+
+
+@njit(cache=True)
+def shrink(ivv, sp, a, b, nb, n, bpos, cw, best):
+    """The split indices ``lo .. hi`` of interval ``sp`` (ends ``a < b``) that may beat ``best``: from ``a``,
+    ``L(q) + R(q) >= L(a) + R(a) - w(a, q)``, so a better ``q`` lies more than ``L(a) + R(a) - best`` of weight
+    past ``a``, and alike before ``b`` (ConTree's interval shrinking).  Empty when ``lo > hi``."""
+    pa = cw[0 if a < 0 else bpos[a]]
+    pb = cw[n if b >= nb else bpos[b]]
+    need_a = pa + (ivv[sp, 0] + ivv[sp, 1] - best)  # q's prefix weight must exceed this
+    need_b = pb - (ivv[sp, 2] + ivv[sp, 3] - best)  # and stay below this
+    lo, hi = a + 1, b - 1
+    if need_a >= cw[bpos[lo]]:
+        x, z = lo, hi + 1  # first index whose prefix weight exceeds need_a
+        while x < z:
+            h = (x + z) // 2
+            if cw[bpos[h]] > need_a:
+                z = h
+            else:
+                x = h + 1
+        lo = x
+    if lo <= hi and need_b <= cw[bpos[hi]]:
+        x, z = lo - 1, hi  # last index whose prefix weight is below need_b
+        while x < z:
+            h = (x + z + 1) // 2
+            if cw[bpos[h]] < need_b:
+                x = h
+            else:
+                z = h - 1
+        hi = x
+    return lo, hi
 
 
 @njit(cache=True)
@@ -238,7 +299,11 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
         side[ords[lv, 0, i]] = 1
     sc[SC_TOTL, :] = tot
     sc[SC_TOTR, :] = 0.0
-    e1, f1, t1, _, _, _ = side_stumps(data, ords, lv, n, side, sc)
+    colbest = lev.colbest
+    colbest[:] = np.inf
+    e1, f1, t1, _, _, _ = side_stumps(data, ords, lv, n, side, sc, colbest)
+    order = lev.order[lv]
+    order[:] = np.argsort(colbest)
     d1 = err + lam_n
     if f1 >= 0 and e1 + 2.0 * lam_n < d1:
         d1 = e1 + 2.0 * lam_n
@@ -248,7 +313,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     if depth == 1 or e1 <= 0.0 or 3.0 * lam_n >= best:
         return best
     bpos, cw, ivi, ivv = lev.bpos[lv], lev.cw[lv], lev.ivi[lv], lev.ivv[lv]
-    for f in range(R.shape[0]):
+    for f in order:
         nb = column_splits(data, ords, lv, n, f, bpos, cw)
         o, rf = ords[lv, f], R[f]
         sp = push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0) if nb > 0 else 0
@@ -260,11 +325,14 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             wab = cw[n if b >= nb else bpos[b]] - cw[0 if a < 0 else bpos[a]]
             if interval_bound(ivv, sp, wab, lam_n)[0] >= best:
                 continue
+            lo, hi = shrink(ivv, sp, a, b, nb, n, bpos, cw, best)
+            if lo > hi:
+                continue
             la, ra, lb, rb = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
-            mid = (a + b) // 2
+            mid = (lo + hi) // 2
             p = bpos[mid]
             mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
-            el, fl, tl, er, fr, tr = side_stumps(data, ords, lv, n, side, sc)
+            el, fl, tl, er, fr, tr = side_stumps(data, ords, lv, n, side, sc, lev.colbest)
             vl = cw[p] - sc[SC_TOTL].max() + lam_n
             if fl >= 0 and el + 2.0 * lam_n < vl:
                 vl = el + 2.0 * lam_n
@@ -333,6 +401,7 @@ def open_frame(data, lev, fr, i, lam_n, sc):
     fi, fv = fr.fi, fr.fv
     best = depth2(data, lev, i, 2, lam_n, fv[i, FV_UB], sc)
     fv[i, FV_BEST] = best
+    fi[i, FI_C] = -1  # columns in lev.order[i], which depth2 has just set
     fi[i, FI_F] = -1
     fi[i, FI_SP] = 0
     tot = sc[SC_TOT]
@@ -357,13 +426,23 @@ def next_interval(data, lev, fr, st, i, lam_n, sc):
         bound, lo_l, lo_r = interval_bound(ivv, sp, wab, lam_n)
         if bound >= fv[i, FV_BEST]:
             continue
+        lo, hi = shrink(ivv, sp, a, b, nb, n, bpos, cw, fv[i, FV_BEST])
+        if lo > hi:
+            continue
+        mid = (lo + hi) // 2
+        p = bpos[mid]
         fi[i, FI_SP] = sp
-        fi[i, FI_A], fi[i, FI_B], fi[i, FI_MID] = a, b, (a + b) // 2
+        fi[i, FI_A], fi[i, FI_B], fi[i, FI_MID] = a, b, mid
         fv[i, FV_LA], fv[i, FV_RA], fv[i, FV_LB], fv[i, FV_RB] = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
         fv[i, FV_LBL], fv[i, FV_LBR] = lo_l, lo_r
+        # the larger side first; the second is asked for the room left plus the weight from the split to the far
+        # end of the interval, so that a failure there proves the whole interval (ConTree's half distance)
+        fv[i, FV_H] = max(cw[p] - cw[bpos[lo]], cw[bpos[hi]] - cw[p])
+        first = 1 if 2.0 * cw[p] >= cw[n] else 0
+        fi[i, FI_FIRST] = first
         st[S_NODES] += 1
-        fi[i, FI_PHASE] = WAIT_LEFT
-        start_child(data, lev, fr, st, i, 1, fv[i, FV_BEST] - lo_r, lam_n, sc)
+        fi[i, FI_PHASE] = WAIT_FIRST
+        start_child(data, lev, fr, st, i, first, fv[i, FV_BEST] - (lo_r if first == 1 else lo_l), lam_n, sc)
         return True
     fi[i, FI_SP] = 0
     return False
@@ -385,13 +464,17 @@ def split_done(lev, fr, i, vl, vr):
 
 @njit(cache=True)
 def keep_split(data, lev, fr, st, i, total):
-    """Frame ``i``'s best tree becomes its split in progress: the left child's tree, then the right's."""
+    """Frame ``i``'s best tree becomes its split in progress: its first child's tree is in ``trees[i, FIRST]``,
+    its second's in ``trees[i + 1, BEST]``."""
     fi, fv = fr.fi, fr.fv
     f, p = fi[i, FI_F], lev.bpos[i, fi[i, FI_MID]]
     tree = lev.trees[i, BEST]
     tree[0, 0] = f
     tree[1, 0] = data.R[f, lev.ords[i, f, p - 1]]
-    copy_subtree(lev.trees[i + 1, BEST], tree, copy_subtree(lev.trees[i, LEFT], tree, 1))
+    left, right = lev.trees[i, FIRST], lev.trees[i + 1, BEST]
+    if fi[i, FI_FIRST] == 0:
+        left, right = right, left
+    copy_subtree(right, tree, copy_subtree(left, tree, 1))
     fv[i, FV_BEST] = total
     st[S_IMPNODES] = st[S_NODES]
 
@@ -411,10 +494,12 @@ def run(data, lev, fr, st, lam_n, node_limit, work, sc):
         if ph == OPEN:
             fi[i, FI_PHASE] = NEXT_COLUMN if open_frame(data, lev, fr, i, lam_n, sc) else -1
         elif ph == NEXT_COLUMN:
-            f = fi[i, FI_F] + 1
-            if f >= data.R.shape[0] or fv[i, FV_BEST] <= 3.0 * lam_n:
+            c = fi[i, FI_C] + 1
+            if c >= data.R.shape[0] or fv[i, FV_BEST] <= 3.0 * lam_n:
                 fi[i, FI_PHASE] = -1
                 continue
+            fi[i, FI_C] = c
+            f = lev.order[i, c]
             fi[i, FI_F] = f
             nb = column_splits(data, lev.ords, i, lev.nrows[i], f, lev.bpos[i], lev.cw[i])
             fi[i, FI_NB] = nb
@@ -424,20 +509,25 @@ def run(data, lev, fr, st, lam_n, node_limit, work, sc):
         elif ph == POP:
             if not next_interval(data, lev, fr, st, i, lam_n, sc):
                 fi[i, FI_PHASE] = NEXT_COLUMN
-        elif ph == WAIT_LEFT:
-            vl = fv[i + 1, FV_BEST]
-            fv[i, FV_VL] = vl
-            if vl < fv[i + 1, FV_UB]:  # the left child's optimum: now the right child, below what is left
-                copy_subtree(lev.trees[i + 1, BEST], lev.trees[i, LEFT], 0)
-                fi[i, FI_PHASE] = WAIT_RIGHT
-                start_child(data, lev, fr, st, i, 0, fv[i, FV_BEST] - vl, lam_n, sc)
+        elif ph == WAIT_FIRST:
+            v1, first = fv[i + 1, FV_BEST], fi[i, FI_FIRST]
+            fv[i, FV_V1] = v1
+            if v1 < fv[i + 1, FV_UB]:  # the first child's optimum: now the second, below what is left
+                copy_subtree(lev.trees[i + 1, BEST], lev.trees[i, FIRST], 0)
+                fi[i, FI_PHASE] = WAIT_SECOND
+                start_child(data, lev, fr, st, i, 1 - first, fv[i, FV_BEST] - v1 + fv[i, FV_H], lam_n, sc)
+            elif first == 1:
+                split_done(lev, fr, i, v1, fv[i, FV_LBR])
             else:
-                split_done(lev, fr, i, vl, fv[i, FV_LBR])
-        elif ph == WAIT_RIGHT:
-            vl, vr = fv[i, FV_VL], fv[i + 1, FV_BEST]
-            if vr < fv[i + 1, FV_UB] and vl + vr < fv[i, FV_BEST]:
-                keep_split(data, lev, fr, st, i, vl + vr)
-            split_done(lev, fr, i, vl, vr)
+                split_done(lev, fr, i, fv[i, FV_LBL], v1)
+        elif ph == WAIT_SECOND:
+            v1, v2 = fv[i, FV_V1], fv[i + 1, FV_BEST]
+            if v2 < fv[i + 1, FV_UB] and v1 + v2 < fv[i, FV_BEST]:
+                keep_split(data, lev, fr, st, i, v1 + v2)
+            if fi[i, FI_FIRST] == 1:
+                split_done(lev, fr, i, v1, v2)
+            else:
+                split_done(lev, fr, i, v2, v1)
         else:  # the frame has returned: its parent reads fv[i, FV_BEST] against fv[i, FV_UB]
             st[S_TOP] = i - 1
     return DONE if st[S_TOP] < 0 else RUNNING

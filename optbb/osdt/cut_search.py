@@ -81,7 +81,8 @@ class CutEngine:
         z = np.zeros
         self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
                             z((lv, K.IV_SLOTS, 2), np.int64), z((lv, K.IV_SLOTS, 4), np.float64),
-                            z((lv, 2, 2, t), np.int64), z(n, np.uint8))
+                            z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv, 1)), z(n, np.uint8),
+                            z(m, np.float64))
         self.lev.nrows[0] = n
         self.fr = K.Frames(z((lv, K.N_FI), np.int64), z((lv, K.N_FV), np.float64))
         self.fr.fv[0, K.FV_UB] = self.fr.fv[0, K.FV_BEST] = self.inc_cost
@@ -160,15 +161,17 @@ class CutEngine:
             phase = int(fi[i, K.FI_PHASE])
             if phase == K.OPEN:
                 v = min(v, self.lam_n)
-            if phase in (K.NEXT_COLUMN, K.POP, K.WAIT_LEFT, K.WAIT_RIGHT) and fi[i, K.FI_F] < self.m - 1:
+            waiting = phase in (K.WAIT_FIRST, K.WAIT_SECOND)
+            if (waiting or phase in (K.NEXT_COLUMN, K.POP)) and fi[i, K.FI_C] < self.m - 1:
                 v = min(v, 2 * self.lam_n)
-            if phase in (K.POP, K.WAIT_LEFT, K.WAIT_RIGHT):
+            if waiting or phase == K.POP:
                 v = min(v, self._pending_bound(i))
-            if phase == K.WAIT_LEFT and i < top:
-                v = min(v, val + float(fv[i, K.FV_LBR]))
-            elif phase == K.WAIT_RIGHT and i < top:
-                v = min(v, float(fv[i, K.FV_VL]) + val)
-            elif phase in (K.WAIT_LEFT, K.WAIT_RIGHT):  # a depth-2 child, solved at once
+            if phase == K.WAIT_FIRST and i < top:
+                other = K.FV_LBR if fi[i, K.FI_FIRST] == 1 else K.FV_LBL
+                v = min(v, val + float(fv[i, other]))
+            elif phase == K.WAIT_SECOND and i < top:
+                v = min(v, float(fv[i, K.FV_V1]) + val)
+            elif waiting:  # a depth-2 child, solved at once
                 v = min(v, float(fv[i, K.FV_LBL] + fv[i, K.FV_LBR]))
             val = v
         return val
