@@ -18,12 +18,12 @@ __all__ = ["search_trace", "accuracy_vs_sparsity", "tree", "rule_list", "rashomo
            "rashomon_count_vs_epsilon", "rashomon_feature_usage", "rashomon_agreement"]
 
 
-def _axes(ax, figsize=(6, 4)):
+def _axes(ax, figsize=(6, 4), layout=None):
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
 
-    return plt.subplots(figsize=figsize)[1]
+    return plt.subplots(figsize=figsize, layout=layout)[1]
 
 
 def search_trace(result, ax=None, title: str | None = None):
@@ -76,8 +76,23 @@ def accuracy_vs_sparsity(points, ax=None, title: str = "accuracy against sparsit
 
 
 def tree(model, ax=None, title: str | None = None):
-    """Draw an OSDT :class:`optbb.osdt.Tree` (splits as ellipses, leaves as boxes; left branch = feature is 1)."""
+    """Draw an OSDT :class:`optbb.osdt.Tree` (splits as ellipses, leaves as boxes; left branch = feature is 1).
+
+    A split on a threshold of a numeric column (a tree fitted on numeric columns, ``model.cuts``) shows the column at
+    the node and the two tests on its branches, as the tree's text prints them: ``petal_length <= 2.45`` on the left,
+    ``petal_length > 2.45`` on the right.  A split on a 0/1 feature shows its name, branches ``1`` and ``0``.
+    """
     d = model.to_dict()
+    cuts = model.cuts
+    # a threshold split of the dict names its column and threshold; the map's feature of that pair gives its tests
+    feature_of = {} if cuts is None else {(c, t): f for f, (c, t) in enumerate(zip(cuts.columns, cuts.thresholds))}
+
+    def split_labels(node) -> tuple[str, str, str, bool]:
+        """``(node label, true-branch label, false-branch label, is a threshold split)``."""
+        if "threshold" not in node:
+            return node["name"], "1", "0", False
+        f = feature_of[(node["feature"], node["threshold"])]
+        return d["feature_names"][node["feature"]], cuts.condition(f, 1), cuts.condition(f, 0), True
 
     def width(node):
         return 1 if "prediction" in node else width(node["true"]) + width(node["false"])
@@ -85,8 +100,15 @@ def tree(model, ax=None, title: str | None = None):
     def depth(node):
         return 0 if "prediction" in node else 1 + max(depth(node["true"]), depth(node["false"]))
 
+    def longest(node):  # characters of the longest test written on a branch
+        if "prediction" in node:
+            return 0
+        _, yes, no, cut = split_labels(node)
+        return max(len(yes) * cut, len(no) * cut, longest(node["true"]), longest(node["false"]))
+
     W, D = width(d), depth(d)
-    ax = _axes(ax, figsize=(max(4, 1.8 * W), max(3, 1.3 * (D + 1))))
+    per_leaf = max(1.8, 0.1 * longest(d) + 0.2)  # inches: two tests side by side between two subtrees fit
+    ax = _axes(ax, figsize=(max(4, per_leaf * W), max(3, 1.3 * (D + 1))))
     ax.set_axis_off()
 
     def draw(node, x0, level):
@@ -100,13 +122,17 @@ def tree(model, ax=None, title: str | None = None):
             ax.text(x, y, label, ha="center", va="center", fontsize=8,
                     bbox=dict(boxstyle="square", facecolor="#e8f0fe"))
             return x, y
+        name, yes, no, cut = split_labels(node)
         xl, yl = draw(node["true"], x0, level + 1)
         xr, yr = draw(node["false"], x0 + width(node["true"]), level + 1)
-        for (xc, yc), lab in (((xl, yl), "1"), ((xr, yr), "0")):
+        for (xc, yc), lab, side in (((xl, yl), yes, "right"), ((xr, yr), no, "left")):
             ax.annotate("", xy=(xc, yc + 0.2), xytext=(x, y - 0.2), arrowprops=dict(arrowstyle="->"))
-            ax.text((x + xc) / 2, (y + yc) / 2, lab, fontsize=7, color="grey")
-        ax.text(x, y, node["name"], ha="center", va="center", fontsize=8,
-                bbox=dict(boxstyle="round", facecolor="white"))
+            if cut:  # a test beside its branch, on its outer side (clear of the arrow)
+                shift = 0.03 if side == "left" else -0.03
+                ax.text((x + xc) / 2 + shift, (y + yc) / 2, lab, fontsize=7, color="grey", ha=side, va="bottom")
+            else:
+                ax.text((x + xc) / 2, (y + yc) / 2, lab, fontsize=7, color="grey")
+        ax.text(x, y, name, ha="center", va="center", fontsize=8, bbox=dict(boxstyle="round", facecolor="white"))
         return x, y
 
     draw(d, 0, 0)
@@ -189,11 +215,13 @@ def rashomon_count_vs_epsilon(rset, ax=None, epsilons=None, title: str | None = 
 
 
 def rashomon_feature_usage(rset, ax=None, top: int = 20, title: str | None = None):
-    """The share of the set's models using each feature (the ``top`` most used), exact."""
-    ax = _axes(ax, figsize=(6, max(3.0, 0.25 * top)))
+    """The share of the set's models using each feature (the ``top`` most used), exact.  Features no model uses are
+    left out: after a fit on numeric columns every cut is a feature (``petal_length<=2.45``), most of them unused.
+    On a new figure the margin fits the longest name."""
+    ax = _axes(ax, figsize=(6, max(3.0, 0.25 * top)), layout="constrained")
     usage = rset.feature_usage()
-    share = pd.Series([int(v) / max(rset.count, 1) for v in usage], index=usage.index).sort_values()
-    share = share.iloc[-top:]
+    share = pd.Series([int(v) / max(rset.count, 1) for v in usage], index=usage.index).sort_values(kind="stable")
+    share = share[share > 0].iloc[-top:]
     ax.barh(range(len(share)), share.to_numpy())
     ax.set_yticks(range(len(share)), labels=[str(i) for i in share.index], fontsize="small")
     ax.set_xlim(0, 1)
