@@ -39,17 +39,19 @@ from collections import namedtuple
 import numpy as np
 
 from ..common.jit import njit
+from .cut_memo import copy_subtree, memo_find, memo_store
 
 # ``R`` int32 (m, N): the rank of each row's value per column; ``y`` int64 class indices; ``w`` float64 integer
-# weights (all 1 when unweighted).
-Data = namedtuple("Data", "R y w")
+# weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.cut_memo`).
+Data = namedtuple("Data", "R y w keys")
 # Per level (node of the current path): ``ords`` int32 (levels, m, N) rows of the node by column, ``nrows`` int64
 # (levels,), ``bpos`` int64 (levels, N) the split positions of the column being searched, ``cw`` float64 (levels,
 # N + 1) its prefix weights, ``ivi`` / ``ivv`` the interval stack (ends ``a, b``; ``L(a), R(a), L(b), R(b)``),
 # ``trees`` int64 (levels, 2, 2, T) the best tree and the left child's tree of the split in progress, ``order``
 # int64 (levels, m) the columns in the order they are searched (best stump first); ``side`` uint8 (N,) the side of
-# each row in the split being evaluated, ``colbest`` float64 (m,) the best stump of each column.
-Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest")
+# each row in the split being evaluated, ``colbest`` float64 (m,) the best stump of each column; ``hash`` uint64
+# (levels, 2) the sums of the keys of each level's rows.
+Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
 Frames = namedtuple("Frames", "fi fv")
 FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST = range(10)
@@ -60,8 +62,8 @@ OPEN, NEXT_COLUMN, POP, WAIT_FIRST, WAIT_SECOND = range(5)
 BEST, FIRST = 0, 1
 IV_SLOTS = 72  # a bisection keeps at most log2(N) + 2 intervals pending
 # int64 state
-S_TOP, S_NODES, S_DEPTH2, S_IMPNODES = range(4)
-N_ST = 4
+S_TOP, S_NODES, S_DEPTH2, S_IMPNODES, S_HITS = range(5)
+N_ST = 5
 RUNNING, DONE, NODE_LIMIT = 0, 1, 2
 # rows of the float64 scratch ``sc`` (6, K): class weights
 SC_TOTL, SC_TOTR, SC_CNTL, SC_CNTR, SC_TOT = range(5)
@@ -176,18 +178,6 @@ def write_stump(tree, pos, f, t):
     tree[0, pos + 1] = -1
     tree[0, pos + 2] = -1
     return pos + 3
-
-
-@njit(cache=True)
-def copy_subtree(src, dst, pos):
-    """Copy the preorder tree ``src`` (from its start) into ``dst`` at ``pos``; returns the next position."""
-    need, i = 1, 0
-    while need > 0:
-        dst[0, pos + i] = src[0, i]
-        dst[1, pos + i] = src[1, i]
-        need += 1 if src[0, i] >= 0 else -1
-        i += 1
-    return pos + i
 
 
 @njit(cache=True, inline="always")
@@ -359,9 +349,18 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
 
 
 @njit(cache=True)
-def partition(lev, i, n, want):
-    """The rows of level ``i`` on side ``want`` as level ``i + 1``, each column's order kept (a stable filter)."""
-    ords, side = lev.ords, lev.side
+def partition(data, lev, i, n, want):
+    """The rows of level ``i`` on side ``want`` as level ``i + 1``, each column's order kept (a stable filter), and
+    the sums of their keys."""
+    ords, side, keys = lev.ords, lev.side, data.keys
+    h1, h2 = np.uint64(0), np.uint64(0)
+    src = ords[i, 0]
+    for j in range(n):
+        r = src[j]
+        if side[r] == want:
+            h1 += keys[0, r]
+            h2 += keys[1, r]
+    lev.hash[i + 1, 0], lev.hash[i + 1, 1] = h1, h2
     k = 0
     for g in range(ords.shape[1]):
         src, dst = ords[i, g], ords[i + 1, g]
@@ -375,20 +374,33 @@ def partition(lev, i, n, want):
 
 
 @njit(cache=True)
-def start_child(data, lev, fr, st, i, want, ub, lam_n, sc):
+def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
     """Level ``i + 1`` as the left (``want`` 1) or right (0) child of frame ``i``'s split in progress, asked for a
-    tree below ``ub``: depth <= 2 is solved at once (its result left in ``fv[i + 1]``), deeper opens a frame."""
+    tree below ``ub``: answered from the memo when it knows enough, else solved at once at depth <= 2 (its result
+    left in ``fv[i + 1]``), else a new frame."""
     fi, fv = fr.fi, fr.fv
     p, n = lev.bpos[i, fi[i, FI_MID]], lev.nrows[i]
     o, side = lev.ords[i, fi[i, FI_F]], lev.side
     for j in range(n):
         side[o[j]] = 1 if j < p else 0
-    partition(lev, i, n, want)
+    partition(data, lev, i, n, want)
     d = fi[i, FI_D] - 1
     fv[i + 1, FV_UB] = ub
+    h1, h2, nc = lev.hash[i + 1, 0], lev.hash[i + 1, 1], lev.nrows[i + 1]
+    e = memo_find(memo, h1, h2, d, nc)
+    if e >= 0 and (memo.val[e] < np.inf or memo.lb[e] >= ub):
+        st[S_HITS] += 1
+        if memo.val[e] < ub:
+            copy_subtree(memo.trees[e], lev.trees[i + 1, BEST], 0)
+            fv[i + 1, FV_BEST] = memo.val[e]
+        else:
+            fv[i + 1, FV_BEST] = max(memo.lb[e], ub)
+        return
     if d <= 2:
-        fv[i + 1, FV_BEST] = depth2(data, lev, i + 1, d, lam_n, ub, sc)
+        v = depth2(data, lev, i + 1, d, lam_n, ub, sc)
+        fv[i + 1, FV_BEST] = v
         st[S_DEPTH2] += 1
+        memo_store(memo, h1, h2, d, nc, ub if v >= ub else v, v if v < ub else np.inf, lev.trees[i + 1, BEST])
     else:
         fi[i + 1, FI_D] = d
         fi[i + 1, FI_PHASE] = OPEN
@@ -410,7 +422,7 @@ def open_frame(data, lev, fr, i, lam_n, sc):
 
 
 @njit(cache=True)
-def next_interval(data, lev, fr, st, i, lam_n, sc):
+def next_interval(data, lev, fr, st, memo, i, lam_n, sc):
     """Pop intervals of frame ``i`` until one survives its bound, then start its middle split's left child;
     False when the column is exhausted."""
     fi, fv = fr.fi, fr.fv
@@ -442,7 +454,7 @@ def next_interval(data, lev, fr, st, i, lam_n, sc):
         fi[i, FI_FIRST] = first
         st[S_NODES] += 1
         fi[i, FI_PHASE] = WAIT_FIRST
-        start_child(data, lev, fr, st, i, first, fv[i, FV_BEST] - (lo_r if first == 1 else lo_l), lam_n, sc)
+        start_child(data, lev, fr, st, memo, i, first, fv[i, FV_BEST] - (lo_r if first == 1 else lo_l), lam_n, sc)
         return True
     fi[i, FI_SP] = 0
     return False
@@ -480,7 +492,7 @@ def keep_split(data, lev, fr, st, i, total):
 
 
 @njit(cache=True)
-def run(data, lev, fr, st, lam_n, node_limit, work, sc):
+def run(data, lev, fr, st, memo, lam_n, node_limit, work, sc):
     """Run the frames for at most ``work`` actions; returns DONE (the root frame has returned: its best tree
     and cost are in ``trees[0, BEST]`` and ``fv[0, FV_BEST]``), NODE_LIMIT or RUNNING."""
     fi, fv = fr.fi, fr.fv
@@ -507,7 +519,7 @@ def run(data, lev, fr, st, lam_n, node_limit, work, sc):
                 fi[i, FI_SP] = push(lev.ivi[i], lev.ivv[i], 0, -1, nb, 0.0, lam_n, lam_n, 0.0)
                 fi[i, FI_PHASE] = POP
         elif ph == POP:
-            if not next_interval(data, lev, fr, st, i, lam_n, sc):
+            if not next_interval(data, lev, fr, st, memo, i, lam_n, sc):
                 fi[i, FI_PHASE] = NEXT_COLUMN
         elif ph == WAIT_FIRST:
             v1, first = fv[i + 1, FV_BEST], fi[i, FI_FIRST]
@@ -515,7 +527,7 @@ def run(data, lev, fr, st, lam_n, node_limit, work, sc):
             if v1 < fv[i + 1, FV_UB]:  # the first child's optimum: now the second, below what is left
                 copy_subtree(lev.trees[i + 1, BEST], lev.trees[i, FIRST], 0)
                 fi[i, FI_PHASE] = WAIT_SECOND
-                start_child(data, lev, fr, st, i, 1 - first, fv[i, FV_BEST] - v1 + fv[i, FV_H], lam_n, sc)
+                start_child(data, lev, fr, st, memo, i, 1 - first, fv[i, FV_BEST] - v1 + fv[i, FV_H], lam_n, sc)
             elif first == 1:
                 split_done(lev, fr, i, v1, fv[i, FV_LBR])
             else:
@@ -530,4 +542,8 @@ def run(data, lev, fr, st, lam_n, node_limit, work, sc):
                 split_done(lev, fr, i, v2, v1)
         else:  # the frame has returned: its parent reads fv[i, FV_BEST] against fv[i, FV_UB]
             st[S_TOP] = i - 1
+            if i > 0:
+                v, ub = fv[i, FV_BEST], fv[i, FV_UB]
+                memo_store(memo, lev.hash[i, 0], lev.hash[i, 1], fi[i, FI_D], lev.nrows[i], ub if v >= ub else v,
+                           v if v < ub else np.inf, lev.trees[i, BEST])
     return DONE if st[S_TOP] < 0 else RUNNING

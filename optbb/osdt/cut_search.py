@@ -21,12 +21,14 @@ from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
 from ..preprocessing.cuts import CutMap, cut_threshold
 from . import cut_kernel as K
+from .cut_memo import entry_bytes, new_memo, row_keys
 from .dp_search import fixed_point_weights
 from .initial_tree import cart_affordable
 from .trees import make_tree
 
 _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
+MEMO_BYTES = 64 << 20
 
 
 class CutEngine:
@@ -48,14 +50,14 @@ class CutEngine:
         for j, v in enumerate(self.values):
             ranks[j] = np.searchsorted(v, X[:, j])
         q = np.ones(self.n) if w is None else fixed_point_weights(w).astype(np.float64)
-        self.data = K.Data(ranks, y.astype(np.int64), q)
+        self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n))
         self.total = float(q.sum())
         self.lam_n = self.lam * self.total
         self.node_limit = _BIG if node_limit is None else int(node_limit)
         self.memory_limit = memory_limit
         self.inc_tree = np.array([[-1], [0]], dtype=np.int64)  # the root leaf, until a CART tree beats it
         self.inc_cost = self._cost(self.inc_tree)
-        self.lev = self.fr = None
+        self.lev = self.fr = self.memo = None
         self.st = np.zeros(K.N_ST, dtype=np.int64)
         self.st[K.S_TOP] = -1
         self.sc = np.zeros((K.N_SC, self.k), dtype=np.float64)
@@ -69,7 +71,17 @@ class CutEngine:
     def planned_bytes(self) -> int:
         """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames)."""
         lv, n, m, t = self._levels(), self.n, self.m, 2 << self.depth
-        return lv * (4 * m * n + 16 * n + K.IV_SLOTS * 48 + 32 * t) + self.data.R.nbytes + 16 * n
+        memo = self._memo_entries() * entry_bytes(1 << self.depth)
+        return lv * (4 * m * n + 16 * n + K.IV_SLOTS * 48 + 32 * t) + self.data.R.nbytes + 32 * n + memo
+
+    def _memo_entries(self) -> int:
+        """Entries of the memo: none below depth 3 (nothing recurs), else about 8 per row and level, a power of two
+        within :data:`MEMO_BYTES` and an eighth of the memory limit."""
+        if self.depth < 3:
+            return 0
+        cap = MEMO_BYTES if self.memory_limit is None else min(MEMO_BYTES, self.memory_limit // 8)
+        want = min(8 * self.n * self.depth, cap // entry_bytes(1 << self.depth))
+        return 0 if want < 2 else 1 << int(np.log2(want))
 
     def start(self) -> Status | None:
         if self.memory_limit is not None and self.planned_bytes() > self.memory_limit:
@@ -82,7 +94,8 @@ class CutEngine:
         self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
                             z((lv, K.IV_SLOTS, 2), np.int64), z((lv, K.IV_SLOTS, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv, 1)), z(n, np.uint8),
-                            z(m, np.float64))
+                            z(m, np.float64), z((lv, 2), np.uint64))
+        self.memo = new_memo(self._memo_entries(), max(1, 1 << self.depth))
         self.lev.nrows[0] = n
         self.fr = K.Frames(z((lv, K.N_FI), np.int64), z((lv, K.N_FV), np.float64))
         self.fr.fv[0, K.FV_UB] = self.fr.fv[0, K.FV_BEST] = self.inc_cost
@@ -93,14 +106,14 @@ class CutEngine:
         return None
 
     def memory_bytes(self) -> int:
-        groups = [g for g in (self.lev, self.fr) if g is not None] + [self.data]
+        groups = [g for g in (self.lev, self.fr, self.memo) if g is not None] + [self.data]
         return int(sum(a.nbytes for g in groups for a in g))
 
     # -- protocol ------------------------------------------------------------------------------------------------
     def step(self, work: int) -> int:
         if work <= 0 or self.done:
             if work <= 0:  # load the kernels
-                K.run(self.data, self.lev, self.fr, self.st, self.lam_n, self.node_limit, 0, self.sc)
+                K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, 0, self.sc)
             return driver.DONE if self.done else driver.RUNNING
         if self.depth <= 2:
             self.fr.fv[0, K.FV_BEST] = K.depth2(self.data, self.lev, 0, self.depth, self.lam_n, self.inc_cost,
@@ -108,7 +121,8 @@ class CutEngine:
             self.st[K.S_DEPTH2] += 1
             self.done = True
             return driver.DONE
-        code = K.run(self.data, self.lev, self.fr, self.st, self.lam_n, self.node_limit, int(work), self.sc)
+        code = K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, int(work),
+                     self.sc)
         if code == K.NODE_LIMIT:
             return driver.NODE_LIMIT
         self.done = code == K.DONE
@@ -199,13 +213,14 @@ class CutEngine:
                                     self.lam)
         lower_bound = objective if status is Status.OPTIMAL else min(self.lower_bound(), objective)
         counters = {"splits_evaluated": self.nodes(), "depth2_calls": int(self.st[K.S_DEPTH2]),
+                    "memo_hits": int(self.st[K.S_HITS]),
                     "search_cost": cost / self.total}
         return model, float(objective), float(lower_bound), counters
 
     # -- trees ---------------------------------------------------------------------------------------------------
     def _cost(self, tree: np.ndarray) -> float:
         """Cost (search units) of a preorder tree over the ranks."""
-        R, y, q = self.data
+        y, q = self.data.y, self.data.w
         cost = 0.0
         for rows in self._leaf_rows(tree):
             counts = np.bincount(y[rows], weights=q[rows], minlength=self.k)
