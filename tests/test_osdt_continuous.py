@@ -319,3 +319,17 @@ def test_the_initial_tree_is_the_cart_tree_on_raw_columns_or_better():
     cart = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
     stopped = OSDTClassifier(regularization=0, max_depth=3, node_limit=1).fit(X, y).result_
     assert stopped.objective <= 1 - cart.score(X, y) + 1e-12
+
+
+@given(numeric_problems(max_rows=20, max_columns=3, zero_weights=False), st.sampled_from([0.01, 0.03, 0.1]))
+@settings(FAST, max_examples=40)
+def test_without_a_depth_limit_the_sparse_tree_is_the_binary_dp_on_every_cut(problem, lam):
+    """With a positive regularization and no max_depth the search over sorted orders bounds the depth by the leaves
+    a tree better than the first one can have; the binary dp without depth limit on every cut agrees."""
+    X, y, w, _, _ = problem
+    clf = OSDTClassifier(regularization=lam).fit(X, y, sample_weight=w)
+    B = every_cut(X)
+    data = BinaryDataset(B, y, [f"c{j}" for j in range(B.shape[1])], w, tuple(str(c) for c in range(int(y.max()) + 1)))
+    reference = solve(data, lam)
+    assert clf.result_.status.name == reference.status.name == "OPTIMAL"
+    assert clf.result_.objective == pytest.approx(reference.objective, abs=1e-9)

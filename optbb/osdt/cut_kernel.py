@@ -374,6 +374,16 @@ def partition(data, lev, i, n, want):
 
 
 @njit(cache=True)
+def depth_budget(d, ub, lam_n):
+    """The depth budget a tree costing less than ``ub`` can use: at most ``d``, and with ``lam_n > 0`` fewer leaves
+    than ``ub / lam_n``, so a depth below that number minus one (a tree of ``L`` leaves has depth <= ``L - 1``;
+    ConTree's node budget).  The slack keeps a rounded quotient from ruling out a tree."""
+    if lam_n <= 0.0:
+        return d
+    return max(0, min(d, np.int64(np.floor(ub / lam_n + 1e-9)) - 1))
+
+
+@njit(cache=True)
 def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
     """Level ``i + 1`` as the left (``want`` 1) or right (0) child of frame ``i``'s split in progress, asked for a
     tree below ``ub``: answered from the memo when it knows enough, else solved at once at depth <= 2 (its result
@@ -396,8 +406,8 @@ def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
         else:
             fv[i + 1, FV_BEST] = max(memo.lb[e], ub)
         return
-    if d <= 2:
-        v = depth2(data, lev, i + 1, d, lam_n, ub, sc)
+    if depth_budget(d, ub, lam_n) <= 2:
+        v = depth2(data, lev, i + 1, depth_budget(d, ub, lam_n), lam_n, ub, sc)
         fv[i + 1, FV_BEST] = v
         st[S_DEPTH2] += 1
         memo_store(memo, h1, h2, d, nc, ub if v >= ub else v, v if v < ub else np.inf, lev.trees[i + 1, BEST])
@@ -527,7 +537,8 @@ def run(data, lev, fr, st, memo, lam_n, node_limit, work, sc):
             if v1 < fv[i + 1, FV_UB]:  # the first child's optimum: now the second, below what is left
                 copy_subtree(lev.trees[i + 1, BEST], lev.trees[i, FIRST], 0)
                 fi[i, FI_PHASE] = WAIT_SECOND
-                start_child(data, lev, fr, st, memo, i, 1 - first, fv[i, FV_BEST] - v1 + fv[i, FV_H], lam_n, sc)
+                ub2 = min(fv[i, FV_BEST] - v1 + fv[i, FV_H], fv[0, FV_UB])  # below the root's bound: trees fit
+                start_child(data, lev, fr, st, memo, i, 1 - first, ub2, lam_n, sc)
             elif first == 1:
                 split_done(lev, fr, i, v1, fv[i, FV_LBR])
             else:

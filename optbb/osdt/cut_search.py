@@ -37,14 +37,15 @@ class CutEngine:
     name = "osdt-cuts"
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_classes: int, lam: float,
-                 max_depth: int, column_names: list[str], binary: list[bool], *, node_limit: int | None = None,
+                 max_depth: int | None, column_names: list[str], binary: list[bool], *,
+                 node_limit: int | None = None,
                  memory_limit: int | None = None):
         self.X, self.y, self.w = X, y, w
         self.column_names, self.binary = [str(c) for c in column_names], [bool(b) for b in binary]
         self.n, self.m = X.shape
         self.k = int(n_classes)
         self.lam = float(lam)
-        self.depth = int(max_depth)
+        self.max_depth = None if max_depth is None else int(max_depth)
         self.values = [np.unique(X[:, j]) for j in range(self.m)]
         ranks = np.empty((self.m, self.n), dtype=np.int32)
         for j, v in enumerate(self.values):
@@ -65,13 +66,28 @@ class CutEngine:
         self._best_lb = 0.0
 
     # -- arrays --------------------------------------------------------------------------------------------------
+    @property
+    def depth(self) -> int:
+        """The depth budget of the search: ``max_depth``, lowered (or, without one, set) by the leaves a tree
+        cheaper than the incumbent can have (fewer than ``cost / lam_n``, so a depth below that minus one)."""
+        bound = _BIG if self.lam_n <= 0 else max(0, int(np.floor(self.inc_cost / self.lam_n + 1e-9)) - 1)
+        return min(bound, _BIG if self.max_depth is None else self.max_depth)
+
+    def _tree_nodes(self) -> int:
+        """Nodes a tree of the search can have: ``2^(depth + 1) - 1``, and below twice the leaves of a tree cheaper
+        than the incumbent."""
+        nodes = 2 << min(self.depth, 62)
+        if self.lam_n > 0:
+            nodes = min(nodes, 2 * int(np.floor(self.inc_cost / self.lam_n + 1e-9)) + 1)
+        return max(nodes, 8)
+
     def _levels(self) -> int:
         return max(1, self.depth - 1)
 
     def planned_bytes(self) -> int:
         """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames)."""
-        lv, n, m, t = self._levels(), self.n, self.m, 2 << self.depth
-        memo = self._memo_entries() * entry_bytes(1 << self.depth)
+        lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
+        memo = self._memo_entries() * entry_bytes(t)
         return lv * (4 * m * n + 16 * n + K.IV_SLOTS * 48 + 32 * t) + self.data.R.nbytes + 32 * n + memo
 
     def _memo_entries(self) -> int:
@@ -80,13 +96,13 @@ class CutEngine:
         if self.depth < 3:
             return 0
         cap = MEMO_BYTES if self.memory_limit is None else min(MEMO_BYTES, self.memory_limit // 8)
-        want = min(8 * self.n * self.depth, cap // entry_bytes(1 << self.depth))
+        want = min(8 * self.n * self.depth, cap // entry_bytes(self._tree_nodes()))
         return 0 if want < 2 else 1 << int(np.log2(want))
 
     def start(self) -> Status | None:
         if self.memory_limit is not None and self.planned_bytes() > self.memory_limit:
             return Status.MEMORY_LIMIT
-        lv, n, m, t = self._levels(), self.n, self.m, 2 << self.depth
+        lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         order = np.argsort(self.data.R, axis=1, kind="stable").astype(np.int32)
         ords = np.zeros((lv, m, n), dtype=np.int32)
         ords[0] = order
@@ -95,7 +111,7 @@ class CutEngine:
                             z((lv, K.IV_SLOTS, 2), np.int64), z((lv, K.IV_SLOTS, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv, 1)), z(n, np.uint8),
                             z(m, np.float64), z((lv, 2), np.uint64))
-        self.memo = new_memo(self._memo_entries(), max(1, 1 << self.depth))
+        self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
         self.fr = K.Frames(z((lv, K.N_FI), np.int64), z((lv, K.N_FV), np.float64))
         self.fr.fv[0, K.FV_UB] = self.fr.fv[0, K.FV_BEST] = self.inc_cost
@@ -227,6 +243,32 @@ class CutEngine:
             cost += counts.sum() - counts.max() + self.lam_n
         return cost
 
+    def pruned(self, tree: np.ndarray) -> np.ndarray:
+        """``tree`` with every split that costs at least as much as a leaf in its place made a leaf, bottom up
+        (a CART tree may split into two leaves of one class)."""
+        R, y, q = self.data.R, self.data.y, self.data.w
+        out: list[tuple[int, int]] = []
+
+        def walk(pos, rows):  # -> (next position in tree, cost of the pruned subtree)
+            counts = np.bincount(y[rows], weights=q[rows], minlength=self.k)
+            leaf = counts.sum() - counts.max() + self.lam_n
+            at = len(out)
+            j = int(tree[0, pos])
+            out.append((j, int(tree[1, pos])) if j >= 0 else (-1, 0))
+            if j < 0:
+                return pos + 1, leaf
+            left = R[j, rows] <= tree[1, pos]
+            end, cost_l = walk(pos + 1, rows[left])
+            end, cost_r = walk(end, rows[~left])
+            if leaf <= cost_l + cost_r:
+                del out[at:]
+                out.append((-1, 0))
+                return end, leaf
+            return end, cost_l + cost_r
+
+        walk(0, np.arange(self.n))
+        return np.array(out, dtype=np.int64).T.copy()
+
     def _leaf_rows(self, tree: np.ndarray) -> list[np.ndarray]:
         out, R = [], self.data.R
 
@@ -306,11 +348,12 @@ def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, 
     return np.array([nodes, thresholds], dtype=np.int64)
 
 
-def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int, column_names: list[str],
+def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int | None, column_names: list[str],
                binary: list[bool], *, n_classes: int, sample_weight: np.ndarray | None = None, warm_start: str | None = "cart",
                time_limit: float | None = None, node_limit: int | None = None, memory_limit=None,
                verbose: int = 0, started: float | None = None) -> SearchResult:
-    """Optimal tree of depth <= ``max_depth`` over every threshold of the raw columns ``X`` (float64, finite, named
+    """Optimal tree of depth <= ``max_depth`` (None: any, with ``regularization > 0``) over every threshold of the
+    raw columns ``X`` (float64, finite, named
     ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
     :func:`~optbb.preprocessing.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
     holds class indices ``0 .. n_classes - 1``.  Arguments are assumed checked (see :func:`optbb.osdt.solve`)."""
@@ -320,9 +363,9 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
     with InterruptGuard() as guard:
         engine = CutEngine(X, y, w, n_classes, regularization, max_depth, column_names, binary,
                            node_limit=limits.node_limit, memory_limit=limits.memory_limit)
-        if (warm_start == "cart" and max_depth >= 1 and len(np.unique(y)) >= 2
+        if (warm_start == "cart" and (max_depth is None or max_depth >= 1) and len(np.unique(y)) >= 2
                 and cart_affordable(*X.shape, limits.time_limit, started)):
-            tree = cart_tree(X, y, w, engine.values, max_depth, float(regularization))
+            tree = engine.pruned(cart_tree(X, y, w, engine.values, max_depth, float(regularization)))
             cost = engine._cost(tree)
             if cost < engine.inc_cost:
                 engine.inc_tree, engine.inc_cost = tree, cost

@@ -105,7 +105,7 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     # -- search dispatch: the dynamic-programming search unless an option of the leaf-set search is asked for ----
     cuts = data.cuts if isinstance(data, CutDataset) else None
     chosen = choose_search(search, policy, ablation, upper_bound, max_leaves, labels, weighted)
-    if chosen == "dp" and cuts is not None and _on_sorted_orders(data, max_depth):
+    if chosen == "dp" and cuts is not None and data.raw is not None and on_sorted_orders(max_depth, regularization):
         return _solve_cuts(data, regularization, warm_start=warm_start, max_depth=max_depth, time_limit=time_limit,
                            node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, labels=labels,
                            started=started)
@@ -174,20 +174,15 @@ def _solve_dp(data, regularization, *, warm_start, max_depth, time_limit, node_l
                     sample_weight=sample_weight, started=started)
 
 
-def on_sorted_orders(max_depth, search: str = "auto", **leaf_set_options) -> bool:
-    """Whether numeric columns with these options go to the depth-limited search over sorted orders
-    (:mod:`optbb.osdt.cut_search`): a depth limit of at most :data:`~optbb.osdt.cut_search.MAX_DEPTH` and the dp
-    search (without a limit, or deeper, the dp search runs over the matrix of every cut)."""
-    return (isinstance(max_depth, Integral) and not isinstance(max_depth, bool) and 0 <= max_depth <= MAX_DEPTH
-            and search in SEARCHES and choose_search(search, **leaf_set_options) == "dp")
-
-
-def _on_sorted_orders(data: CutDataset, max_depth) -> bool:
-    """Whether the depth-limited search over sorted orders (:mod:`optbb.osdt.cut_search`) takes a problem of
-    numeric columns: it needs the raw columns and a depth limit of at most :data:`~optbb.osdt.cut_search.MAX_DEPTH`
-    (without a limit, or deeper, the dp search runs over the matrix of every cut)."""
-    return (data.raw is not None and isinstance(max_depth, Integral) and not isinstance(max_depth, bool)
-            and 0 <= max_depth <= MAX_DEPTH)
+def on_sorted_orders(max_depth, regularization=0.0, search: str = "auto", **leaf_set_options) -> bool:
+    """Whether numeric columns with these options go to the search over sorted orders
+    (:mod:`optbb.osdt.cut_search`): the dp search, and a depth limit of at most
+    :data:`~optbb.osdt.cut_search.MAX_DEPTH` or a positive ``regularization`` (which bounds the leaves of a tree
+    better than the first one, hence its depth); otherwise the dp search runs over the matrix of every cut."""
+    lam_positive = isinstance(regularization, Real) and not isinstance(regularization, bool) and regularization > 0
+    limited = isinstance(max_depth, Integral) and not isinstance(max_depth, bool) and max_depth >= 0
+    return ((lam_positive and (max_depth is None or limited)) or (limited and max_depth <= MAX_DEPTH)) and (
+        search in SEARCHES and choose_search(search, **leaf_set_options) == "dp")
 
 
 def _solve_cuts(data: CutDataset, regularization, *, labels, **options):
@@ -196,7 +191,7 @@ def _solve_cuts(data: CutDataset, regularization, *, labels, **options):
                          sample_weight=data.sample_weight, **options)
 
 
-def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_depth: int, n_classes=None,
+def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_depth: int | None, n_classes=None,
                   sample_weight=None, warm_start="cart", time_limit=None, node_limit=None, memory_limit="auto",
                   verbose: int = 0, started: float | None = None) -> SearchResult:
     """The depth-limited optimal tree over every threshold of the numeric columns ``X`` (float64, finite, named
@@ -206,11 +201,12 @@ def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_
     started = time.perf_counter() if started is None else started
     check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
                  {"max_depth": max_depth, "initial_tree": warm_start}, "optbb.osdt.solve")
-    lam = check_number("regularization", regularization, lo=0, hi=1)
+    lam = check_number("regularization", regularization, lo=0, hi=1) if max_depth is not None else \
+        check_regularization(regularization)
     y = check_labels(y, X.shape[0])
     k = max(2, int(np.max(y, initial=0)) + 1) if n_classes is None else int(n_classes)
     binary = [is_binary_column(X[:, j]) for j in range(X.shape[1])]
-    return solve_cuts(X, y, lam, int(max_depth), list(column_names), binary, n_classes=k,
+    return solve_cuts(X, y, lam, max_depth, list(column_names), binary, n_classes=k,
                       sample_weight=sample_weight, warm_start=warm_start, time_limit=time_limit,
                       node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, started=started)
 

@@ -91,7 +91,7 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         names = display_names(self.feature_names, names, Xc.shape[1])
         self._cuts, self._numeric = None, Xc.dtype != np.uint8
         self._training = (Xc, y_enc, names, weights)  # what rashomon_set searches again (cuts made then)
-        if self._numeric and on_sorted_orders(self.max_depth, self.search, **leaf_set_options):
+        if self._numeric and on_sorted_orders(self.max_depth, self.regularization, self.search, **leaf_set_options):
             # every threshold, searched on sorted orders: no matrix of cuts
             result = solve_columns(Xc, y_enc, self.regularization, names, max_depth=self.max_depth,
                                    n_classes=len(classes), sample_weight=weights, warm_start=self.initial_tree,
