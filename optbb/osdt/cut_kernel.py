@@ -54,13 +54,12 @@ Data = namedtuple("Data", "R y w keys")
 Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
 Frames = namedtuple("Frames", "fi fv")
-FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST = range(10)
-N_FI = 10
+FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST, FI_HEAD = range(11)
+N_FI = 11
 FV_UB, FV_BEST, FV_LA, FV_RA, FV_LB, FV_RB, FV_LBL, FV_LBR, FV_V1, FV_H = range(10)
 N_FV = 10
 OPEN, NEXT_COLUMN, POP, WAIT_FIRST, WAIT_SECOND = range(5)
 BEST, FIRST = 0, 1
-IV_SLOTS = 72  # a bisection keeps at most log2(N) + 2 intervals pending
 # int64 state
 S_TOP, S_NODES, S_DEPTH2, S_IMPNODES, S_HITS = range(5)
 N_ST = 5
@@ -181,14 +180,17 @@ def write_stump(tree, pos, f, t):
 
 
 @njit(cache=True, inline="always")
-def push(ivi, ivv, sp, a, b, la, ra, lb, rb):
+def push(ivi, ivv, tail, a, b, la, ra, lb, rb):
+    """Append an interval to the queue (a ring of ``N + 2`` slots: the pending intervals are disjoint, each around
+    at least one split, so at most ``N + 1`` are pending); returns the new tail."""
+    sp = tail % ivi.shape[0]
     ivi[sp, 0] = a
     ivi[sp, 1] = b
     ivv[sp, 0] = la
     ivv[sp, 1] = ra
     ivv[sp, 2] = lb
     ivv[sp, 3] = rb
-    return sp + 1
+    return tail + 1
 
 
 @njit(cache=True, inline="always")
@@ -306,9 +308,10 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     for f in order:
         nb = column_splits(data, ords, lv, n, f, bpos, cw)
         o, rf = ords[lv, f], R[f]
-        sp = push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0) if nb > 0 else 0
-        while sp > 0:
-            sp -= 1
+        head, tail = 0, push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0) if nb > 0 else 0
+        while head < tail:  # first in, first out: the positions spread over the column before they narrow
+            sp = head % ivi.shape[0]
+            head += 1
             a, b = ivi[sp, 0], ivi[sp, 1]
             if b - a <= 1:
                 continue
@@ -338,8 +341,8 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
                 tree[0, 0] = f
                 tree[1, 0] = rf[o[p - 1]]
                 write_stump(tree, write_stump(tree, 1, fl, tl), fr, tr)
-            sp = push(ivi, ivv, sp, a, mid, la, ra, vl, vr)
-            sp = push(ivi, ivv, sp, mid, b, vl, vr, lb, rb)
+            tail = push(ivi, ivv, tail, a, mid, la, ra, vl, vr)
+            tail = push(ivi, ivv, tail, mid, b, vl, vr, lb, rb)
     return best
 
 
@@ -425,7 +428,7 @@ def open_frame(data, lev, fr, i, lam_n, sc):
     fv[i, FV_BEST] = best
     fi[i, FI_C] = -1  # columns in lev.order[i], which depth2 has just set
     fi[i, FI_F] = -1
-    fi[i, FI_SP] = 0
+    fi[i, FI_SP] = fi[i, FI_HEAD] = 0
     tot = sc[SC_TOT]
     err = class_totals(lev.ords[i, 0], lev.nrows[i], data.y, data.w, tot) - tot.max()
     return err > 0.0 and 3.0 * lam_n < best
@@ -438,9 +441,10 @@ def next_interval(data, lev, fr, st, memo, i, lam_n, sc):
     fi, fv = fr.fi, fr.fv
     ivi, ivv, bpos, cw = lev.ivi[i], lev.ivv[i], lev.bpos[i], lev.cw[i]
     n, nb = lev.nrows[i], fi[i, FI_NB]
-    sp = fi[i, FI_SP]
-    while sp > 0:
-        sp -= 1
+    head, tail = fi[i, FI_HEAD], fi[i, FI_SP]
+    while head < tail:
+        sp = head % ivi.shape[0]
+        head += 1
         a, b = ivi[sp, 0], ivi[sp, 1]
         if b - a <= 1:
             continue
@@ -453,7 +457,7 @@ def next_interval(data, lev, fr, st, memo, i, lam_n, sc):
             continue
         mid = (lo + hi) // 2
         p = bpos[mid]
-        fi[i, FI_SP] = sp
+        fi[i, FI_HEAD] = head
         fi[i, FI_A], fi[i, FI_B], fi[i, FI_MID] = a, b, mid
         fv[i, FV_LA], fv[i, FV_RA], fv[i, FV_LB], fv[i, FV_RB] = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
         fv[i, FV_LBL], fv[i, FV_LBR] = lo_l, lo_r
@@ -466,7 +470,7 @@ def next_interval(data, lev, fr, st, memo, i, lam_n, sc):
         fi[i, FI_PHASE] = WAIT_FIRST
         start_child(data, lev, fr, st, memo, i, first, fv[i, FV_BEST] - (lo_r if first == 1 else lo_l), lam_n, sc)
         return True
-    fi[i, FI_SP] = 0
+    fi[i, FI_SP] = fi[i, FI_HEAD] = 0
     return False
 
 
@@ -475,12 +479,12 @@ def split_done(lev, fr, i, vl, vr):
     """Frame ``i``'s split in progress is evaluated (``vl``, ``vr``: its children's costs or lower bounds): keep it
     if it is the best so far and push the two halves of its interval."""
     fi, fv = fr.fi, fr.fv
-    sp = fi[i, FI_SP]
+    tail = fi[i, FI_SP]
     a, b, mid = fi[i, FI_A], fi[i, FI_B], fi[i, FI_MID]
     ivi, ivv = lev.ivi[i], lev.ivv[i]
-    sp = push(ivi, ivv, sp, a, mid, fv[i, FV_LA], fv[i, FV_RA], vl, vr)
-    sp = push(ivi, ivv, sp, mid, b, vl, vr, fv[i, FV_LB], fv[i, FV_RB])
-    fi[i, FI_SP] = sp
+    tail = push(ivi, ivv, tail, a, mid, fv[i, FV_LA], fv[i, FV_RA], vl, vr)
+    tail = push(ivi, ivv, tail, mid, b, vl, vr, fv[i, FV_LB], fv[i, FV_RB])
+    fi[i, FI_SP] = tail
     fi[i, FI_PHASE] = POP
 
 
@@ -526,6 +530,7 @@ def run(data, lev, fr, st, memo, lam_n, node_limit, work, sc):
             nb = column_splits(data, lev.ords, i, lev.nrows[i], f, lev.bpos[i], lev.cw[i])
             fi[i, FI_NB] = nb
             if nb > 0:
+                fi[i, FI_HEAD] = 0
                 fi[i, FI_SP] = push(lev.ivi[i], lev.ivv[i], 0, -1, nb, 0.0, lam_n, lam_n, 0.0)
                 fi[i, FI_PHASE] = POP
         elif ph == POP:

@@ -88,7 +88,7 @@ class CutEngine:
         """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames)."""
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         memo = self._memo_entries() * entry_bytes(t)
-        return lv * (4 * m * n + 16 * n + K.IV_SLOTS * 48 + 32 * t) + self.data.R.nbytes + 32 * n + memo
+        return lv * (4 * m * n + 64 * n + 32 * t) + self.data.R.nbytes + 32 * n + memo
 
     def _memo_entries(self) -> int:
         """Entries of the memo: none below depth 3 (nothing recurs), else about 8 per row and level, a power of two
@@ -108,7 +108,7 @@ class CutEngine:
         ords[0] = order
         z = np.zeros
         self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
-                            z((lv, K.IV_SLOTS, 2), np.int64), z((lv, K.IV_SLOTS, 4), np.float64),
+                            z((lv, n + 2, 2), np.int64), z((lv, n + 2, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv, 1)), z(n, np.uint8),
                             z(m, np.float64), z((lv, 2), np.uint64))
         self.memo = new_memo(self._memo_entries(), t)
@@ -208,9 +208,10 @@ class CutEngine:
 
     def _pending_bound(self, i: int) -> float:
         fi, lev = self.fr.fi, self.lev
-        n, nb, sp = int(lev.nrows[i]), int(fi[i, K.FI_NB]), int(fi[i, K.FI_SP])
+        n, nb, q = int(lev.nrows[i]), int(fi[i, K.FI_NB]), lev.ivi.shape[1]
         out = np.inf
-        for s in range(sp):
+        for t in range(int(fi[i, K.FI_HEAD]), int(fi[i, K.FI_SP])):
+            s = t % q
             a, b = lev.ivi[i, s]
             if b - a <= 1:
                 continue
@@ -286,7 +287,7 @@ class CutEngine:
     def cut_map(self, tree: np.ndarray) -> tuple[CutMap, dict]:
         """The :class:`CutMap` of the splits of a preorder tree (ordered by column, then threshold) and the index
         of each split ``(column, rank)`` in it."""
-        splits = sorted({(int(tree[0, i]), int(tree[1, i])) for i in range(tree.shape[1]) if tree[0, i] >= 0})
+        splits = sorted({(int(tree[0, i]), int(tree[1, i])) for i in range(tree_length(tree)) if tree[0, i] >= 0})
         thresholds = [None if self.binary[j] else cut_threshold(self.values[j][r], self.values[j][r + 1])
                       for j, r in splits]
         return (CutMap(self.column_names, self.binary, [j for j, _ in splits], thresholds),
@@ -315,6 +316,15 @@ class CutEngine:
         model, errors = make_tree(kept.transform(self.X), self.y, self.leaves(tree, index), kept.feature_names(),
                                   self.k, self.w)
         return model.over_columns(kept), errors
+
+
+def tree_length(tree: np.ndarray) -> int:
+    """Nodes of a preorder tree (the array may be longer)."""
+    need, i = 1, 0
+    while need > 0:
+        need += 1 if tree[0, i] >= 0 else -1
+        i += 1
+    return i
 
 
 def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, max_depth: int,
