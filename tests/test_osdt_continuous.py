@@ -16,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 from optbb import export
 from optbb.common.data import BinaryDataset
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
+from optbb.osdt.dispatch import solve_columns
 from optbb.preprocessing.cuts import cut_threshold, threshold_text
 from twins.brute_numeric import optimal_objective, tree_objective
 
@@ -57,6 +58,16 @@ def test_depth_two_is_the_brute_force_over_every_threshold(problem):
     # the fitted tree, read on the raw rows, has that objective
     assert tree_objective(clf.predict(X), y, lam, clf.tree_.n_leaves, w) == pytest.approx(expected, abs=1e-9)
     assert clf.tree_.depth <= depth
+    # the search over sorted orders itself (OSDTClassifier gives few cuts with lambda > 0 to the dp over cuts)
+    res = sorted_orders(X, y, lam, depth, w)
+    assert res.status.name == "OPTIMAL" and res.objective == pytest.approx(expected, abs=1e-9)
+    assert tree_objective(res.model.predict(X), y, lam, res.model.n_leaves, w) == pytest.approx(expected, abs=1e-9)
+
+
+def sorted_orders(X, y, lam, depth, w=None):
+    """The search over sorted orders (optbb.osdt.cut_search), whatever the number of cuts."""
+    return solve_columns(X, y, lam, [f"x{j}" for j in range(X.shape[1])], max_depth=depth, sample_weight=w,
+                         n_classes=int(y.max()) + 1)
 
 
 def every_cut(X: np.ndarray) -> np.ndarray:
@@ -84,6 +95,7 @@ def test_depth_three_is_the_binary_dp_on_every_cut(problem):
     assert clf.result_.objective == pytest.approx(reference.objective, abs=1e-9)
     assert tree_objective(clf.predict(X), y, lam, clf.tree_.n_leaves, w) == pytest.approx(reference.objective,
                                                                                           abs=1e-9)
+    assert sorted_orders(X, y, lam, 3, w).objective == pytest.approx(reference.objective, abs=1e-9)
 
 
 @given(st.floats(-1e12, 1e12), st.floats(-1e12, 1e12))
@@ -286,13 +298,13 @@ def test_deeper_trees_are_the_binary_dp_on_every_cut(problem, depth):
     """The search over sorted orders (frames, interval bounds, the larger child first) at depth 3 and 4 against
     the binary dp on the matrix of every cut."""
     X, y, w, lam, _ = problem
-    clf = OSDTClassifier(regularization=lam, max_depth=depth).fit(X, y, sample_weight=w)
+    res = sorted_orders(X, y, lam, depth, w)
     B = every_cut(X)
     data = BinaryDataset(B, y, [f"c{j}" for j in range(B.shape[1])], w, tuple(str(c) for c in range(int(y.max()) + 1)))
     reference = solve(data, lam, max_depth=depth)
-    assert clf.result_.status.name == reference.status.name == "OPTIMAL"
-    assert clf.result_.objective == pytest.approx(reference.objective, abs=1e-9)
-    assert clf.tree_.depth <= depth
+    assert res.status.name == reference.status.name == "OPTIMAL"
+    assert res.objective == pytest.approx(reference.objective, abs=1e-9)
+    assert res.model.depth <= depth
 
 
 def hard_numeric_problem(n=400, m=5, seed=3):
@@ -327,9 +339,9 @@ def test_without_a_depth_limit_the_sparse_tree_is_the_binary_dp_on_every_cut(pro
     """With a positive regularization and no max_depth the search over sorted orders bounds the depth by the leaves
     a tree better than the first one can have; the binary dp without depth limit on every cut agrees."""
     X, y, w, _, _ = problem
-    clf = OSDTClassifier(regularization=lam).fit(X, y, sample_weight=w)
+    res = sorted_orders(X, y, lam, None, w)
     B = every_cut(X)
     data = BinaryDataset(B, y, [f"c{j}" for j in range(B.shape[1])], w, tuple(str(c) for c in range(int(y.max()) + 1)))
     reference = solve(data, lam)
-    assert clf.result_.status.name == reference.status.name == "OPTIMAL"
-    assert clf.result_.objective == pytest.approx(reference.objective, abs=1e-9)
+    assert res.status.name == reference.status.name == "OPTIMAL"
+    assert res.objective == pytest.approx(reference.objective, abs=1e-9)

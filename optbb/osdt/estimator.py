@@ -15,7 +15,7 @@ from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
-from ..preprocessing.cuts import CutDataset, all_cuts
+from ..preprocessing.cuts import CutDataset, all_cuts, count_cuts
 from .dispatch import OPTION_CONSTRAINTS, choose_search, on_sorted_orders, solve, solve_columns
 from .rashomon_set import rashomon_set as tree_rashomon_set
 
@@ -91,7 +91,8 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         names = display_names(self.feature_names, names, Xc.shape[1])
         self._cuts, self._numeric = None, Xc.dtype != np.uint8
         self._training = (Xc, y_enc, names, weights)  # what rashomon_set searches again (cuts made then)
-        if self._numeric and on_sorted_orders(self.max_depth, self.regularization, self.search, **leaf_set_options):
+        if self._numeric and on_sorted_orders(self.max_depth, self.regularization, count_cuts(Xc, weights), self.search,
+                                              **leaf_set_options):
             # every threshold, searched on sorted orders: no matrix of cuts
             result = solve_columns(Xc, y_enc, self.regularization, names, max_depth=self.max_depth,
                                    n_classes=len(classes), sample_weight=weights, warm_start=self.initial_tree,

@@ -122,6 +122,13 @@ class CutMap:
         return out
 
 
+def count_cuts(X, sample_weight=None) -> int:
+    """The number of features :func:`all_cuts` would make of ``X`` (finite numbers), without making them."""
+    X = np.asarray(X, dtype=np.float64)
+    keep = slice(None) if sample_weight is None else np.asarray(sample_weight) > 0
+    return sum(1 if is_binary_column(X[:, j]) else max(len(np.unique(X[keep, j])) - 1, 0) for j in range(X.shape[1]))
+
+
 def all_cuts(X, column_names, sample_weight=None) -> tuple[np.ndarray, CutMap]:
     """``(features, cut_map)``: the uint8 matrix of every cut of every numeric column of ``X`` (finite numbers,
     rows x columns), column by column and thresholds ascending, with a 0/1 column kept as one feature.  Cuts lie
