@@ -109,7 +109,8 @@ def side_stumps(data, ords, lv, n, side, sc, colbest):
     A row moved into a stump's left leaf lowers its errors by at most its weight (the left leaf's largest class
     grows by at most that, the right leaf's does not grow), so after a position with errors ``e`` above the best
     ``b`` the next ``e - b`` of weight cannot give a better stump and is not evaluated (ConTree's skip), and a side
-    is done with a column when less than that is left."""
+    is done with a column when less than that is left.  The two sides' sweeps are written out twice (one loop over
+    per-side state arrays measured up to 1.5 times slower at depth 2)."""
     R, y, w = data.R, data.y, data.w
     totl, totr, cntl, cntr = sc[SC_TOTL], sc[SC_TOTR], sc[SC_CNTL], sc[SC_CNTR]
     wl, wr = totl.sum(), totr.sum()

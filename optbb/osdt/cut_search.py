@@ -359,9 +359,9 @@ def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, 
 
 
 def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int | None, column_names: list[str],
-               binary: list[bool], *, n_classes: int, sample_weight: np.ndarray | None = None, warm_start: str | None = "cart",
-               time_limit: float | None = None, node_limit: int | None = None, memory_limit=None,
-               verbose: int = 0, started: float | None = None) -> SearchResult:
+               binary: list[bool], *, n_classes: int, sample_weight: np.ndarray | None = None,
+               warm_start: str | None = "cart", time_limit: float | None = None, node_limit: int | None = None,
+               memory_limit=None, verbose: int = 0, started: float | None = None) -> SearchResult:
     """Optimal tree of depth <= ``max_depth`` (None: any, with ``regularization > 0``) over every threshold of the
     raw columns ``X`` (float64, finite, named
     ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
