@@ -7,11 +7,11 @@ Usage::
     python benchmarks/osdt_continuous.py --list
 
 Cases ``<dataset>@d<depth>``: the minimum-error tree of depth ``d`` (``regularization=0``) on the raw numeric columns
-of scikit-learn's iris, wine, breast cancer and digits, and of 5,000-row samples (seed 0) of UCI adult (its six
-numeric columns, ``../shared/data/adult/raw``) and bank-full (its seven numeric columns, ``../shared/data/frl``).
-optbb: ``OSDTClassifier(regularization=0, max_depth=d, time_limit=timeout, memory_limit="4G")``, which makes every cut
-of every column a binary feature and runs its dp search (the depth-2 solver's pair table, 8 k m^2 bytes for m cuts
-and k classes, is set aside from the memory limit: a larger one stops the search at once, status memory_limit).
+of scikit-learn's iris, wine, breast cancer and digits, and of UCI adult (its six numeric columns, the 32,561 rows of
+its training file, ``../shared/data/adult/raw``) and bank-full (its seven numeric columns, 45,211 rows,
+``../shared/data/frl``), full size (``adult``, ``bank``) and as 5,000-row samples (seed 0; ``adult5k``, ``bank5k``),
+at depths 2, 3 and 4.  optbb: ``OSDTClassifier(regularization=0, max_depth=d, time_limit=timeout,
+memory_limit="4G")``, which searches each column's sorted order (:mod:`optbb.osdt.cut_search`).
 ConTree (pip ``pycontree``, a benchmark-only dependency; Brita, van der Linden & Demirović, AAAI 2025):
 ``pycontree.ConTree(max_depth=d, time_limit=timeout)``, certified unless its fit warns that it ran out of time.
 Errors are counted by each solver's ``predict`` on the training rows; where both certify they must be equal.
@@ -42,8 +42,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
-CASES = [f"{name}@d{d}" for name in ("iris", "wine", "breast_cancer", "digits") for d in (2, 3)] + [
-    "iris@d4", "wine@d4", "adult5k@d2", "adult5k@d3", "bank5k@d2", "bank5k@d3"]
+CASES = [f"{name}@d{d}" for name in ("iris", "wine", "breast_cancer", "digits", "adult5k", "bank5k", "adult", "bank")
+         for d in (2, 3, 4)]
 MARK = "CONTINUOUS-RESULT "
 
 
@@ -56,18 +56,20 @@ def load(name: str) -> tuple[np.ndarray, np.ndarray]:
 
         X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
         return X.astype(np.float64), y.astype(np.int64)
-    if name == "adult5k":
+    if name in ("adult", "adult5k"):
         from optbb.datasets import load_adult
 
         X, y = load_adult("train", path=SHARED / "adult" / "raw")
         X = X.select_dtypes("number")
         y = (y == ">50K").to_numpy()
-    elif name == "bank5k":
+    elif name in ("bank", "bank5k"):
         df = pd.read_csv(SHARED / "frl" / "bank-full.csv", sep=";")
         X = df[["age", "balance", "day", "duration", "campaign", "pdays", "previous"]]
         y = (df["y"] == "yes").to_numpy()
     else:
         raise ValueError(f"unknown dataset {name!r}")
+    if not name.endswith("5k"):  # full size
+        return X.to_numpy(np.float64), y.astype(np.int64)
     rows = np.random.default_rng(0).choice(len(X), 5000, replace=False)
     return X.to_numpy(np.float64)[rows], y[rows].astype(np.int64)
 
