@@ -209,8 +209,8 @@ def main(argv=None) -> None:
     print(f"load average after: {load_after}")
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip() or "unknown"
-    header = (f"# First fit in a fresh process: empty and warm Numba cache\n\n`python benchmarks/cold_start.py "
-              f"{' '.join(sys.argv[1:] if argv is None else argv)}` at {commit}, "
+    command = " ".join(["python", "benchmarks/cold_start.py", *(sys.argv[1:] if argv is None else argv)])
+    header = (f"# First fit in a fresh process: empty and warm Numba cache\n\n`{command}` at {commit}, "
               f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, load average {load_before} before, {load_after} "
               f"after, {args.repeats} rounds (medians), data {args.data}, {os.cpu_count()} cores")
     text = markdown(header, solvers, results, baseline)
