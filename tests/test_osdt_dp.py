@@ -20,6 +20,7 @@ from optbb.common.data import from_arrays  # noqa: E402
 from optbb.common.result import Status  # noqa: E402
 from optbb.datasets.dl import DL_OPTIMA  # noqa: E402
 from optbb.osdt import OSDTClassifier, solve  # noqa: E402
+from optbb.osdt import dp_search  # noqa: E402
 from optbb.osdt.dp_search import solve_dp  # noqa: E402
 
 # golden rows that take more than a few seconds on a loaded 2-core machine
@@ -45,9 +46,9 @@ def problems(draw, n_classes):
     return X, y, lam, max_depth
 
 
-def _check_against_brute_force(problem, warm):
+def _check_against_brute_force(problem, warm, depth2_solver=None):
     X, y, lam, max_depth = problem
-    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm)
+    res = solve_dp(X, y, lam, max_depth=max_depth, warm_start=warm, depth2_solver=depth2_solver)
     assert res.status is Status.OPTIMAL
     assert res.objective == pytest.approx(optimal_objective(X, y, lam, max_depth), abs=1e-9)
     assert res.lower_bound == res.objective
@@ -59,15 +60,15 @@ def _check_against_brute_force(problem, warm):
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
-@given(problems(2), st.sampled_from(["cart", None]))
-def test_brute_force_two_classes(problem, warm):
-    _check_against_brute_force(problem, warm)
+@given(problems(2), st.sampled_from(["cart", None]), st.sampled_from([None, True, False]))
+def test_brute_force_two_classes(problem, warm, depth2_solver):
+    _check_against_brute_force(problem, warm, depth2_solver)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-@given(problems(3), st.sampled_from(["cart", None]))
-def test_brute_force_three_classes(problem, warm):
-    _check_against_brute_force(problem, warm)
+@given(problems(3), st.sampled_from(["cart", None]), st.sampled_from([None, True, False]))
+def test_brute_force_three_classes(problem, warm, depth2_solver):
+    _check_against_brute_force(problem, warm, depth2_solver)
 
 
 
@@ -165,10 +166,14 @@ def _dl_params(depth):
     return out
 
 
-def _dl_check(name, depth, expected):
+def _dl_check(name, depth, expected, monkeypatch=None):
+    """The published optimum, with the depth-2 solver whatever the data's size (``monkeypatch`` given) or as the
+    search decides."""
     X, y = dl_data(name)
     lam = 1.0 / (len(y) * 2 ** (depth + 3))  # below 1 / (N 2^(d+2)): errors come first
     data = from_arrays(X, y)
+    if monkeypatch is not None:
+        monkeypatch.setattr(dp_search, "DEPTH2_MIN_WORK", 0)
     res = solve(data, lam, max_depth=depth)
     assert res.status is Status.OPTIMAL
     assert sum(res.model.errors) == expected
@@ -176,13 +181,32 @@ def _dl_check(name, depth, expected):
 
 
 @pytest.mark.parametrize("name,expected", _dl_params(2))
-def test_dl_depth2_optima(name, expected):
-    _dl_check(name, 2, expected)
+def test_dl_depth2_optima(name, expected, monkeypatch):
+    _dl_check(name, 2, expected, monkeypatch)
 
 
 @pytest.mark.parametrize("name,expected", _dl_params(3))
-def test_dl_depth3_optima(name, expected):
-    _dl_check(name, 3, expected)
+def test_dl_depth3_optima(name, expected, monkeypatch):
+    _dl_check(name, 3, expected, monkeypatch)
+
+
+@pytest.mark.parametrize("name", ["vote", "heart-cleveland", "tic-tac-toe"])
+def test_dl_depth3_optima_as_the_search_decides(name):
+    """Below :data:`~optbb.osdt.dp_search.DEPTH2_MIN_WORK` (these three) the search leaves the depth-2 solver
+    out: the published optimum all the same."""
+    X, _ = dl_data(name)
+    assert not dp_search.depth2_pays(X.shape[1], (X.shape[0] + 63) // 64, 3)
+    _dl_check(name, 3, DL_OPTIMA[name][1])
+
+
+def test_the_depth2_solver_is_left_out_only_of_small_searches():
+    X, y = dl_data("vote")
+    small = solve_dp(X, y, 0.001, max_depth=3)
+    forced = solve_dp(X, y, 0.001, max_depth=3, depth2_solver=True)
+    assert small.counters["depth2_calls"] == 0 < forced.counters["depth2_calls"]
+    assert small.objective == pytest.approx(forced.objective, abs=1e-12)
+    assert dp_search.depth2_pays(100, 20, 4) and not dp_search.depth2_pays(11, 2, 3)
+    assert not dp_search.depth2_pays(100, 20, dp_search.D.UNLIMITED)
 
 
 @pytest.mark.parametrize("name", ["vote", "heart-cleveland", "tic-tac-toe"])

@@ -74,6 +74,26 @@ def weight_layers(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return layers[keep], (np.int64(1) << digits)[keep]
 
 
+# below this many ``features ** depth * words`` a depth-limited search leaves the depth-2 solver out (see
+# :func:`depth2_pays`)
+DEPTH2_MIN_WORK = 10 ** 7
+
+
+def depth2_pays(n_features: int, n_words: int, depth: int) -> bool:
+    """Whether a search of depth ``depth`` on ``n_features`` features and ``n_words`` words of samples uses the
+    depth-2 solver (:mod:`optbb.osdt.depth2`): when ``n_features ** depth * n_words``, a rough count of the word
+    operations of the search without it, reaches :data:`DEPTH2_MIN_WORK`.
+
+    The solver makes the search 2-7x faster where the search takes more than a few hundredths of a second (DL8.5
+    sets at depth 3 and 4), but compiling its kernels costs about 10 s on a first fit with an empty Numba cache,
+    as much as the whole default fit.  Below the threshold the search without it takes at most a few hundredths of
+    a second (measured on the DL8.5 and bundled sets at depths 2-4: heart-cleveland at depth 3 0.025 s against
+    0.008 s, tic-tac-toe at depth 4 0.03 s against 0.007 s), so a first fit there does not pay that compile."""
+    if depth >= D.UNLIMITED or depth < 2:
+        return False
+    return float(n_features) ** depth * n_words >= DEPTH2_MIN_WORK
+
+
 # seconds per training row that ``DPEngine.finish`` may take after a time limit (0.25 s per million rows measured
 # on an idle 2-core machine, doubled for a loaded one): the search stops that much before the limit
 FINISH_SECONDS_PER_ROW = 5e-7
@@ -86,14 +106,16 @@ class DPEngine:
     ``sample_weight`` is positive or None (uniform: :func:`optbb.common.weights.drop_zero_weights` prepares both),
     ``lam`` (per-leaf penalty, >= 0), ``max_depth`` (None: unlimited), ``incumbent``: leaves of an initial tree
     (e.g. CART) or None, ``cart_start``: that tree is the CART tree fitted on all samples (a stopped search does not
-    fit it again to complete its tree).
+    fit it again to complete its tree).  ``depth2_solver``: whether a depth-limited search solves its subproblems
+    of depth 2 by the pair-count solver; None (default) decides by the size of the search (:func:`depth2_pays`).
     """
 
     name = "osdt-dp"
 
     def __init__(self, data: BinaryDataset, lam: float, max_depth: int | None = None, incumbent=None, *,
                  cart_start: bool = False, node_limit: int | None = None, similar_support: bool = True,
-                 small_subproblems: bool = True, capacity: int = 1024, memory_limit: int | None = None):
+                 small_subproblems: bool = True, depth2_solver: bool | None = None, capacity: int = 1024,
+                 memory_limit: int | None = None):
         self.X = np.ascontiguousarray(data.X, dtype=np.uint8)
         self.y = np.ascontiguousarray(data.y, dtype=np.int64)
         self.n, self.m = self.X.shape
@@ -117,7 +139,11 @@ class DPEngine:
         self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
         # small subproblems to the depth-2 solver: only with a depth limit (see :data:`optbb.osdt.dp.Tables`)
         self.ip[D.P_SIMILAR] = int(similar_support)
-        self.ip[D.P_SMALL] = int(small_subproblems and max_depth is not None)
+        if depth2_solver is None:
+            layers = self.data.ybits.shape[0] // self.k  # a count costs one popcount per weight layer
+            depth2_solver = depth2_pays(self.m, self.W * layers, self.depth)
+        self.depth2_solver = bool(depth2_solver)
+        self.ip[D.P_SMALL] = int(small_subproblems and max_depth is not None and self.depth2_solver)
         self.ip[D.P_NODELIMIT] = _BIG if node_limit is None else int(node_limit)
         self.fp = np.zeros(D.N_FSTATE, dtype=np.float64)
         self.fp[D.F_LAMN] = self.lam_n
@@ -171,9 +197,10 @@ class DPEngine:
                        z(W + 1, np.uint64))
 
     def _new_tables(self) -> D.Tables | tuple | None:
-        """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.Tables`, which says when each form is used)."""
+        """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.Tables`, which says when each form is used);
+        None also when :func:`depth2_pays` says the search is too small for the solver."""
         k, m = self.k, self.m
-        if self.depth >= D.UNLIMITED or self.depth < 2:
+        if self.depth >= D.UNLIMITED or self.depth < 2 or not self.depth2_solver:
             return None
         if not (self.depth >= 3 and 8 * k * m * m <= 64 << 20):
             return D.NO_TABLES
@@ -313,14 +340,14 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
              feature_names=None, warm_start: str | None = "cart", time_limit: float | None = None,
              node_limit: int | None = None, memory_limit="auto", verbose: int = 0,
              similar_support: bool = True, sample_weight: np.ndarray | None = None,
-             started: float | None = None) -> SearchResult:
+             started: float | None = None, depth2_solver: bool | None = None) -> SearchResult:
     """Optimal tree minimising ``errors / N + regularization * leaves`` (depth <= ``max_depth``) by the
     dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  With ``sample_weight`` (non-negative,
     not all zero) ``errors / N`` is the weight of the misclassified samples over the total weight; samples of
     weight 0 are left out (as repeated rows would leave them out).  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`).  The clock starts at ``started`` (a ``time.perf_counter()``, default now): the
     preparation (packing, the CART warm start, which is left out when it would take over a quarter of the time
-    left) counts toward ``time_limit``."""
+    left) counts toward ``time_limit``.  ``depth2_solver``: see :class:`DPEngine`."""
     started = time.perf_counter() if started is None else started
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -335,7 +362,8 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
         packing_load = pack_columns_load()  # a cold cache compiles the packing kernel: off the clock
         engine = DPEngine(search_dataset(X, y, w, feature_names), regularization, max_depth, incumbent,
                           cart_start=cart, node_limit=limits.node_limit,
-                          similar_support=similar_support, memory_limit=limits.memory_limit)
+                          similar_support=similar_support, depth2_solver=depth2_solver,
+                          memory_limit=limits.memory_limit)
         engine.start_load_time = packing_load
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
 

@@ -132,7 +132,7 @@ class DPTrees:
         if d == 1 or err - z <= 2.0 * lam_n:
             _, f = D.solve_depth1(S, n, cnt, z, data, lam_n, tmp)
             return [path] if f < 0 else [path + ((f, 0),), path + ((f, 1),)]
-        if d == 2 or (e.ip[D.P_SMALL] and err - z <= 3.0 * lam_n):
+        if e.tables is not None and (d == 2 or (e.ip[D.P_SMALL] and err - z <= 3.0 * lam_n)):
             _, _, f, fl, fr = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
             if f < 0:
                 return [path]
