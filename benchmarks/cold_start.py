@@ -8,8 +8,8 @@ Usage::
     python benchmarks/cold_start.py --solvers osdt --profile     # which kernels compile, and how long each takes
 
 Each run is a fresh Python process whose ``NUMBA_CACHE_DIR`` is a new empty folder: it imports optbb (timed),
-loads the data (``--data``: one of the bundled OSDT data sets, default ``monk1``, 124 x 11, or ``random``, 50 x 5
-random 0/1 values) and fits the estimator once (timed); a second fresh process with the same, now filled, folder
+loads the data (``--data``: one of the bundled OSDT data sets, default ``monk1``, 124 x 11, ``random``, 50 x 5
+random 0/1 values, or ``iris``, scikit-learn's 150 x 4 numeric columns) and fits the estimator once (timed); a second fresh process with the same, now filled, folder
 does the same again (``--no-warm`` leaves it out).  The child prints the wall and CPU time (user + system) of its
 import and of its first fit; the parent times the whole process (Python's start-up, imports, data, fit).
 
@@ -44,6 +44,8 @@ FITS = {
     "corels": ("from optbb.corels import CorelsClassifier", "CorelsClassifier().fit(X, y)"),
     "osdt": ("from optbb.osdt import OSDTClassifier", "OSDTClassifier().fit(X, y)"),
     "osdt-depth3": ("from optbb.osdt import OSDTClassifier", "OSDTClassifier(max_depth=3).fit(X, y)"),
+    "osdt-depth3-errors": ("from optbb.osdt import OSDTClassifier",
+                           "OSDTClassifier(max_depth=3, regularization=0).fit(X, y)"),
     "osdt-leafset": ("from optbb.osdt import OSDTClassifier", "OSDTClassifier(search='leaf_set').fit(X, y)"),
     "frl": ("from optbb.frl import FRLClassifier", "FRLClassifier().fit(X, y)"),
     "softfrl": ("from optbb.frl import SoftFRLClassifier", "SoftFRLClassifier().fit(X, y)"),
@@ -88,6 +90,9 @@ if DATA == "random":
     rng = np.random.default_rng(0)
     X = rng.integers(0, 2, size=(50, 5))
     y = rng.integers(0, 2, size=50)
+elif DATA == "iris":
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
 else:
     from optbb.datasets import load_osdt
     d = load_osdt(DATA)
@@ -173,8 +178,8 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--solvers", default="osdt,osdt-depth3", help=f"comma list of {', '.join(FITS)}, or 'all'")
     p.add_argument("--repeats", type=int, default=3, help="rounds of every solver, interleaved (medians)")
-    p.add_argument("--data", default="monk1", choices=OSDT_SETS + ("random",),
-                   help="a bundled OSDT data set, or 'random' (50 x 5 random 0/1 values)")
+    p.add_argument("--data", default="monk1", choices=OSDT_SETS + ("random", "iris"),
+                   help="a bundled OSDT data set, 'random' (50 x 5 random 0/1 values) or 'iris' (150 x 4 numeric)")
     p.add_argument("--baseline", default="osdt", help="the solver the ratios divide by (when it is run)")
     p.add_argument("--no-warm", action="store_true", help="leave out the warm-cache runs")
     p.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "cold_start"),
