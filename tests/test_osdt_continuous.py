@@ -17,7 +17,8 @@ from optbb import export
 from optbb.common.data import BinaryDataset
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
 from optbb.osdt.dispatch import solve_columns
-from optbb.preprocessing.cuts import cut_threshold, threshold_text
+from optbb.preprocessing.cuts import (all_cuts, column_values, count_cuts, cut_threshold, is_binary_column,
+                                     threshold_text)
 from twins.brute_numeric import optimal_objective, tree_objective
 
 VALUES = (-2.5, -1.0, 0.0, 0.5, 1.0, 1.25, 3.0, 7.75, 100.0)  # few values: many ties
@@ -108,6 +109,23 @@ def test_a_cut_lies_between_its_two_values_and_prints_as_itself(a, b):
     assert lo < t or np.nextafter(lo, np.inf) == hi  # strictly between unless nothing is
     assert float(threshold_text(t)) == t
 
+
+
+@given(numeric_problems(max_rows=10, max_columns=4))
+@settings(FAST, max_examples=100)
+def test_the_values_of_each_column_found_once_give_the_cuts(problem):
+    """``column_values`` (what a numeric fit computes once and hands to the search) counts the cuts ``all_cuts``
+    makes and reads 0/1 columns on every row, zero weights included."""
+    X, _, w, _, _ = problem
+    columns = column_values(X, w)
+    keep = np.ones(len(X), bool) if w is None else w > 0
+    for j in range(X.shape[1]):
+        assert np.array_equal(columns.values[j], np.unique(X[keep, j]))
+        assert columns.binary[j] == is_binary_column(X[:, j])
+    n_cuts = count_cuts(X, columns=columns)
+    assert count_cuts(X, w) == n_cuts
+    _, cuts = all_cuts(X, [f"x{j}" for j in range(X.shape[1])], w)
+    assert cuts.n_features == max(n_cuts, 1)  # with no cut at all, all_cuts keeps one above a column's values
 
 def test_thresholds_are_short_decimals():
     assert cut_threshold(1.9, 3.0) == 2.0 and threshold_text(2.0) == "2"

@@ -430,8 +430,8 @@ def open_frame(data, lev, fr, i, lam_n, sc):
     fi[i, FI_C] = -1  # columns in lev.order[i], which depth2 has just set
     fi[i, FI_F] = -1
     fi[i, FI_SP] = fi[i, FI_HEAD] = 0
-    tot = sc[SC_TOT]
-    err = class_totals(lev.ords[i, 0], lev.nrows[i], data.y, data.w, tot) - tot.max()
+    tot = sc[SC_TOT]  # the class weights of the frame's rows, which depth2 counted first and leaves as they are
+    err = tot.sum() - tot.max()
     return err > 0.0 and 3.0 * lam_n < best
 
 

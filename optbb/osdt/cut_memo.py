@@ -77,12 +77,21 @@ def memo_store(memo, h1, h2, depth, n, lb, val, tree):
 
 
 @njit(cache=True)
+def subtree_end(tree, pos):
+    """The position just past the preorder subtree of ``tree`` that starts at ``pos`` (row 0: a split's column, -1
+    for a leaf)."""
+    need, i = 1, pos
+    while need > 0:
+        need += 1 if tree[0, i] >= 0 else -1
+        i += 1
+    return i
+
+
+@njit(cache=True)
 def copy_subtree(src, dst, pos):
     """Copy the preorder tree ``src`` (from its start) into ``dst`` at ``pos``; returns the next position."""
-    need, i = 1, 0
-    while need > 0:
+    end = subtree_end(src, 0)
+    for i in range(end):
         dst[0, pos + i] = src[0, i]
         dst[1, pos + i] = src[1, i]
-        need += 1 if src[0, i] >= 0 else -1
-        i += 1
-    return pos + i
+    return pos + end

@@ -21,7 +21,7 @@ from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
 from ..preprocessing.cuts import CutMap, cut_threshold
 from . import cut_kernel as K
-from .cut_memo import entry_bytes, new_memo, row_keys
+from .cut_memo import entry_bytes, new_memo, row_keys, subtree_end
 from .dp_search import fixed_point_weights
 from .initial_tree import cart_affordable
 from .trees import make_tree
@@ -32,21 +32,21 @@ MEMO_BYTES = 64 << 20
 
 
 class CutEngine:
-    """The frames of :mod:`optbb.osdt.cut_kernel` over ranked columns (see :func:`solve_cuts` for the arguments)."""
+    """The frames of :mod:`optbb.osdt.cut_kernel` over ranked columns (see :func:`solve_cuts` for the arguments;
+    ``values``: each column's distinct values, ascending, when already known)."""
 
     name = "osdt-cuts"
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_classes: int, lam: float,
                  max_depth: int | None, column_names: list[str], binary: list[bool], *,
-                 node_limit: int | None = None,
-                 memory_limit: int | None = None):
+                 node_limit: int | None = None, memory_limit: int | None = None, values: list | None = None):
         self.X, self.y, self.w = X, y, w
         self.column_names, self.binary = [str(c) for c in column_names], [bool(b) for b in binary]
         self.n, self.m = X.shape
         self.k = int(n_classes)
         self.lam = float(lam)
         self.max_depth = None if max_depth is None else int(max_depth)
-        self.values = [np.unique(X[:, j]) for j in range(self.m)]
+        self.values = [np.unique(X[:, j]) for j in range(self.m)] if values is None else values
         ranks = np.empty((self.m, self.n), dtype=np.int32)
         for j, v in enumerate(self.values):
             ranks[j] = np.searchsorted(v, X[:, j])
@@ -235,24 +235,27 @@ class CutEngine:
         return model, float(objective), float(lower_bound), counters
 
     # -- trees ---------------------------------------------------------------------------------------------------
+    def _leaf_cost(self, rows: np.ndarray) -> float:
+        """Cost (search units) of one leaf holding ``rows``: the weight of all but its largest class, plus
+        ``lam_n``."""
+        counts = np.bincount(self.data.y[rows], weights=self.data.w[rows], minlength=self.k)
+        return counts.sum() - counts.max() + self.lam_n
+
     def _cost(self, tree: np.ndarray) -> float:
         """Cost (search units) of a preorder tree over the ranks."""
-        y, q = self.data.y, self.data.w
         cost = 0.0
         for rows in self._leaf_rows(tree):
-            counts = np.bincount(y[rows], weights=q[rows], minlength=self.k)
-            cost += counts.sum() - counts.max() + self.lam_n
+            cost += self._leaf_cost(rows)
         return cost
 
     def pruned(self, tree: np.ndarray) -> np.ndarray:
         """``tree`` with every split that costs at least as much as a leaf in its place made a leaf, bottom up
         (a CART tree may split into two leaves of one class)."""
-        R, y, q = self.data.R, self.data.y, self.data.w
+        R = self.data.R
         out: list[tuple[int, int]] = []
 
         def walk(pos, rows):  # -> (next position in tree, cost of the pruned subtree)
-            counts = np.bincount(y[rows], weights=q[rows], minlength=self.k)
-            leaf = counts.sum() - counts.max() + self.lam_n
+            leaf = self._leaf_cost(rows)
             at = len(out)
             j = int(tree[0, pos])
             out.append((j, int(tree[1, pos])) if j >= 0 else (-1, 0))
@@ -320,11 +323,7 @@ class CutEngine:
 
 def tree_length(tree: np.ndarray) -> int:
     """Nodes of a preorder tree (the array may be longer)."""
-    need, i = 1, 0
-    while need > 0:
-        need += 1 if tree[0, i] >= 0 else -1
-        i += 1
-    return i
+    return int(subtree_end(tree, 0))
 
 
 def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, max_depth: int,
@@ -361,18 +360,21 @@ def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, 
 def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int | None, column_names: list[str],
                binary: list[bool], *, n_classes: int, sample_weight: np.ndarray | None = None,
                warm_start: str | None = "cart", time_limit: float | None = None, node_limit: int | None = None,
-               memory_limit=None, verbose: int = 0, started: float | None = None) -> SearchResult:
+               memory_limit=None, verbose: int = 0, started: float | None = None,
+               values: list | None = None) -> SearchResult:
     """Optimal tree of depth <= ``max_depth`` (None: any, with ``regularization > 0``) over every threshold of the
     raw columns ``X`` (float64, finite, named
     ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
     :func:`~optbb.preprocessing.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
-    holds class indices ``0 .. n_classes - 1``.  Arguments are assumed checked (see :func:`optbb.osdt.solve`)."""
+    holds class indices ``0 .. n_classes - 1``.  ``values``: each column's distinct values on the rows of positive
+    weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known.  Arguments are assumed
+    checked (see :func:`optbb.osdt.solve`)."""
     started = time.perf_counter() if started is None else started
     w, X, y = drop_zero_weights(sample_weight, np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))
     limits = Limits(time_limit, node_limit, memory_limit)
     with InterruptGuard() as guard:
         engine = CutEngine(X, y, w, n_classes, regularization, max_depth, column_names, binary,
-                           node_limit=limits.node_limit, memory_limit=limits.memory_limit)
+                           node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=values)
         if (warm_start == "cart" and (max_depth is None or max_depth >= 1) and len(np.unique(y)) >= 2
                 and cart_affordable(*X.shape, limits.time_limit, started)):
             tree = engine.pruned(cart_tree(X, y, w, engine.values, max_depth, float(regularization)))

@@ -19,7 +19,7 @@ from ..common.data import BinaryDataset
 from ..common.result import SearchResult
 from ..common.limits import parse_memory
 from ..common.validation import NameList, Number, check_number, check_params
-from ..preprocessing.cuts import CutDataset, is_binary_column
+from ..preprocessing.cuts import ColumnValues, CutDataset, column_values
 from .cut_search import MAX_DEPTH, solve_cuts
 from .dp_search import solve_dp
 from .leaf_set import ABLATIONS, POLICIES, solve_leaf_set
@@ -205,11 +205,12 @@ def _solve_cuts(data: CutDataset, regularization, *, labels, **options):
 
 def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_depth: int | None, n_classes=None,
                   sample_weight=None, warm_start="cart", time_limit=None, node_limit=None, memory_limit="auto",
-                  verbose: int = 0, started: float | None = None) -> SearchResult:
+                  verbose: int = 0, started: float | None = None, columns: ColumnValues | None = None) -> SearchResult:
     """The depth-limited optimal tree over every threshold of the numeric columns ``X`` (float64, finite, named
     ``column_names``; 0/1 columns are one split each), for class indices ``y`` (``n_classes``, default the largest
     plus one), by the search over sorted orders (:mod:`optbb.osdt.cut_search`), without a matrix of cuts.  What
-    ``OSDTClassifier.fit`` runs on numeric columns with a ``max_depth``; options as in :func:`solve`."""
+    ``OSDTClassifier.fit`` runs on numeric columns with a ``max_depth``; options as in :func:`solve`.  ``columns``:
+    ``column_values(X, sample_weight)`` (:func:`~optbb.preprocessing.cuts.column_values`) when already known."""
     started = time.perf_counter() if started is None else started
     check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
                  {"max_depth": max_depth, "initial_tree": warm_start}, "optbb.osdt.solve")
@@ -217,10 +218,11 @@ def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_
         check_regularization(regularization)
     y = check_labels(y, X.shape[0])
     k = max(2, int(np.max(y, initial=0)) + 1) if n_classes is None else int(n_classes)
-    binary = [is_binary_column(X[:, j]) for j in range(X.shape[1])]
-    return solve_cuts(X, y, lam, max_depth, list(column_names), binary, n_classes=k,
+    columns = column_values(X, sample_weight) if columns is None else columns
+    return solve_cuts(X, y, lam, max_depth, list(column_names), columns.binary, n_classes=k,
                       sample_weight=sample_weight, warm_start=warm_start, time_limit=time_limit,
-                      node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, started=started)
+                      node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, started=started,
+                      values=columns.values)
 
 
 def _without_pair_table(memory_limit, data: BinaryDataset, max_depth, labels):

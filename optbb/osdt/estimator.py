@@ -15,7 +15,7 @@ from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
                                  display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
-from ..preprocessing.cuts import CutDataset, all_cuts, count_cuts
+from ..preprocessing.cuts import CutDataset, all_cuts, column_values, count_cuts
 from .dispatch import OPTION_CONSTRAINTS, choose_search, on_sorted_orders, solve, solve_columns
 from .rashomon_set import rashomon_set as tree_rashomon_set
 
@@ -91,13 +91,15 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         names = display_names(self.feature_names, names, Xc.shape[1])
         self._cuts, self._numeric = None, Xc.dtype != np.uint8
         self._training = (Xc, y_enc, names, weights)  # what rashomon_set searches again (cuts made then)
-        if self._numeric and on_sorted_orders(self.max_depth, self.regularization, count_cuts(Xc, weights), self.search,
-                                              **leaf_set_options):
+        columns = column_values(Xc, weights) if self._numeric else None  # the values of each column, found once
+        if self._numeric and on_sorted_orders(self.max_depth, self.regularization, count_cuts(Xc, columns=columns),
+                                              self.search, **leaf_set_options):
             # every threshold, searched on sorted orders: no matrix of cuts
             result = solve_columns(Xc, y_enc, self.regularization, names, max_depth=self.max_depth,
                                    n_classes=len(classes), sample_weight=weights, warm_start=self.initial_tree,
                                    time_limit=self.time_limit, node_limit=self.node_limit,
-                                   memory_limit=self.memory_limit, verbose=self.verbose, started=started)
+                                   memory_limit=self.memory_limit, verbose=self.verbose, started=started,
+                                   columns=columns)
         else:
             data = BinaryDataset(Xc, y_enc > 0, names, weights) if not self._numeric else self._cut_data()
             result = solve(data, self.regularization, search=self.search, initial_tree=self.initial_tree,

@@ -122,11 +122,36 @@ class CutMap:
         return out
 
 
-def count_cuts(X, sample_weight=None) -> int:
-    """The number of features :func:`all_cuts` would make of ``X`` (finite numbers), without making them."""
+@dataclass(frozen=True)
+class ColumnValues:
+    """What the cuts of numeric columns are made of, computed once per fit: ``values[j]`` the distinct values of
+    column ``j`` on the rows of positive weight (ascending), ``binary[j]`` whether the column holds only 0 and 1
+    (on every row, as :func:`is_binary_column`)."""
+
+    values: list
+    binary: list
+
+
+def column_values(X, sample_weight=None) -> ColumnValues:
+    """The :class:`ColumnValues` of ``X`` (finite numbers, rows x columns) with weights ``sample_weight``."""
     X = np.asarray(X, dtype=np.float64)
-    keep = slice(None) if sample_weight is None else np.asarray(sample_weight) > 0
-    return sum(1 if is_binary_column(X[:, j]) else max(len(np.unique(X[keep, j])) - 1, 0) for j in range(X.shape[1]))
+    keep = None if sample_weight is None else np.asarray(sample_weight) > 0
+    if keep is not None and keep.all():
+        keep = None
+    values, binary = [], []
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        v = np.unique(x if keep is None else x[keep])
+        values.append(v)
+        binary.append(is_binary_column(v) and (keep is None or is_binary_column(x[~keep])))
+    return ColumnValues(values, binary)
+
+
+def count_cuts(X, sample_weight=None, *, columns: ColumnValues | None = None) -> int:
+    """The number of features :func:`all_cuts` would make of ``X`` (finite numbers), without making them.
+    ``columns``: ``column_values(X, sample_weight)`` when already known."""
+    columns = column_values(X, sample_weight) if columns is None else columns
+    return sum(1 if b else max(len(v) - 1, 0) for v, b in zip(columns.values, columns.binary))
 
 
 def all_cuts(X, column_names, sample_weight=None) -> tuple[np.ndarray, CutMap]:
