@@ -11,6 +11,7 @@ from ..common.limits import parse_memory
 from ..common.rashomon import RashomonSet, check_bound, resolve_bound
 from ..common.result import Status
 from ..common.validation import check_number
+from ..preprocessing.cuts import CutDataset, CutMap
 from .rashomon import Amounts, LimitReached, TreeSpace
 from .rashomon_trees import TreeBackend
 
@@ -28,6 +29,16 @@ def check_max_depth(max_depth) -> int | None:
     return int(max_depth)
 
 
+def cuts_of(data: BinaryDataset) -> CutMap | None:
+    """The map of ``data``'s features when they are cuts of numeric columns (a
+    :class:`~optbb.preprocessing.cuts.CutDataset` with ``cuts``), else None; a ValueError when the map does not
+    describe the matrix's columns."""
+    cuts = data.cuts if isinstance(data, CutDataset) else None
+    if cuts is not None and cuts.n_features != data.X.shape[1]:
+        raise ValueError(f"data.cuts describes {cuts.n_features} features, data.X has {data.X.shape[1]} columns")
+    return cuts
+
+
 def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float | None = None,
                  bound: float | None = None, max_depth: int | None = None, exclude_useless: bool = True,
                  time_limit: float | None = None, node_limit: int | None = None, memory_limit="auto",
@@ -40,6 +51,12 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     only adds a leaf); ``exclude_useless=False`` counts those too.  Leaves predict their majority class (ties to the
     larger class index), any number of classes (``data.label_names``), weighted errors with ``data.sample_weight``.
     Two trees are the same when they have the same shape and the same feature at every split.
+
+    For a :class:`~optbb.preprocessing.cuts.CutDataset` (every cut of numeric columns,
+    :func:`~optbb.preprocessing.cuts.cut_dataset`) the members are trees over the raw columns, as
+    :meth:`~optbb.osdt.model.Tree.over_columns` makes them: they print ``petal_length <= 2.45``, write the column
+    and threshold of each split in their JSON and predict on raw rows; the set's ``predict`` then takes raw rows
+    too (its ``prepare`` makes the cuts of them), and its feature usage counts each cut (``petal_length<=2.45``).
 
     The set is counted, listed in objective order, indexed, sampled and summarised without listing (see
     :class:`~optbb.common.rashomon.RashomonSet`).  ``time_limit`` (seconds from the call), ``node_limit``
@@ -60,6 +77,7 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     if lam == 0 and max_depth is None:
         raise ValueError("regularization 0 needs max_depth: without a leaf penalty and a depth limit every tree "
                          "that splits the data further is as good")
+    cuts = cuts_of(data)
     amounts = Amounts(data.X, data.y, len(data.label_names), data.sample_weight)
     deadline = None if time_limit is None else started + float(time_limit)
     space = TreeSpace(amounts, lam, max_depth, bool(exclude_useless), deadline, node_limit,
@@ -83,12 +101,12 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
         warnings.warn(f"the bound {limit:.6g} is below the optimum {optimum:.6g}: the Rashomon set is empty",
                       stacklevel=2)
     backend = TreeBackend(space, space.root, min(reached, limit) if status is Status.OPTIMAL else reached,
-                          data.feature_names, classes)
+                          data.feature_names, classes, cuts)
     total = time.perf_counter() - started
     counters = {"total_time": total, "subproblems": space.n_nodes, "optima": space.n_solved,
                 "evaluations": space.evaluations, "memory_bytes": space.memory_bytes()}
     if verbose:
         print(f"Rashomon set of trees: {sum(lv.count for lv in backend.levels)} trees within {limit:.6g} "
               f"(optimum {optimum:.6g}), {space.n_nodes} subproblems, {total:.2f} s, {status.value}")
-    return RashomonSet("trees", backend, optimum, limit, status,
-                       limit if status is Status.OPTIMAL else reached, lam, counters)
+    return RashomonSet("trees", backend, optimum, limit, status, limit if status is Status.OPTIMAL else reached,
+                       lam, counters, prepare=None if cuts is None else cuts.transform)

@@ -1,22 +1,31 @@
 """``TreeBackend``: the Rashomon set of trees (a :class:`~optbb.osdt.rashomon.TreeSpace` and its root) as
 :class:`~optbb.common.rashomon.RashomonSet` reads it: levels, listing, unranking, and the exact per-sample class
-counts and per-feature usage, computed on the subproblems without listing a tree."""
+counts and per-feature usage, computed on the subproblems without listing a tree.
+
+When the features are the cuts of numeric columns (a :class:`~optbb.preprocessing.cuts.CutMap`), every member is a
+tree over the raw columns (:meth:`~optbb.osdt.model.Tree.over_columns`): it prints ``petal_length <= 2.45``, writes
+the columns and thresholds in its JSON and predicts on raw rows, while the backend's predictions, usage and class
+counts keep reading the matrix of cuts the search saw."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..common.rashomon import Level, within
+from ..preprocessing.cuts import CutMap
 from .model import Tree
 from .rashomon import KEY, TreeSpace
 from .rashomon_summary import class_counts, outside_weights, parents_first, usage_recounts
 
 
 class TreeBackend:
-    """The members of ``root`` (a subproblem id) with cost at most ``bound``."""
+    """The members of ``root`` (a subproblem id) with cost at most ``bound``; ``cuts``: the map of the features when
+    they are cuts of numeric columns (members are then trees over the raw columns), else None."""
 
-    def __init__(self, space: TreeSpace, root: int, bound: float, feature_names, classes):
+    def __init__(self, space: TreeSpace, root: int, bound: float, feature_names, classes, cuts: CutMap | None = None):
         self.space, self.root, self.bound = space, root, bound
-        self.feature_names, self.classes = list(feature_names), classes
+        self.feature_names, self.classes, self.cuts = list(feature_names), classes, cuts
+        # a cut's feature index by its (column, threshold): where a member's feature sits in the matrix of cuts
+        self._cut_index = None if cuts is None else {ct: f for f, ct in enumerate(zip(cuts.columns, cuts.thresholds))}
         a = space.a
         pairs = [(int(k) // KEY, int(k) % KEY, int(c)) for k, c in zip(space.keys(root), space.counts(root))]
         rows = [(space.cost(e, leaves), leaves, e, c) for e, leaves, c in pairs if within(space.cost(e, leaves), bound)]
@@ -35,7 +44,8 @@ class TreeBackend:
             yield self.tree(shape)
 
     def tree(self, shape) -> Tree:
-        """A :class:`Tree` keeping the shape (the leaves alone do not fix the order of the splits)."""
+        """A :class:`Tree` keeping the shape (the leaves alone do not fix the order of the splits); over the raw
+        columns when the features are cuts."""
         leaves, preds, sizes, errors, counts = [], [], [], [], []
 
         def walk(node, path):
@@ -53,7 +63,8 @@ class TreeBackend:
             return ("split", f, z, walk(one, path + ((f, 1),)))
 
         shape = walk(shape, ())
-        return Tree.from_shape(shape, leaves, preds, self.feature_names, sizes, errors, self.classes, counts)
+        tree = Tree.from_shape(shape, leaves, preds, self.feature_names, sizes, errors, self.classes, counts)
+        return tree if self.cuts is None else tree.over_columns(self.cuts)
 
     def leaf_info(self, node: int) -> tuple:
         """``(rows, misclassified rows, class amounts)`` of a subproblem as a leaf (weights for a weighted fit)."""
@@ -68,10 +79,22 @@ class TreeBackend:
         return got
 
     def predict(self, model: Tree, X) -> np.ndarray:
-        return model.predict(X)
+        """The member's predictions on ``X``, the 0/1 matrix of the search's features (for cuts, the matrix
+        :meth:`~optbb.preprocessing.cuts.CutMap.transform` makes of raw rows: the set's ``prepare``)."""
+        if model.cuts is None:
+            return model.predict(X)
+        binary = Tree.from_shape(model.shape, model.leaves, model.predictions, model.feature_names,
+                                 model.n_samples, model.errors, model.classes, model.class_counts)
+        return binary.predict(np.asarray(X)[:, self.search_features(model)])
 
     def features_of(self, model: Tree) -> set:
-        return set(model.features_used())
+        """The search's features (indices into ``feature_names``) the member splits on."""
+        return set(model.features_used() if model.cuts is None else self.search_features(model))
+
+    def search_features(self, model: Tree) -> list[int]:
+        """For each feature of a member over raw columns, the index of its cut among the search's features."""
+        cuts = model.cuts
+        return [self._cut_index[ct] for ct in zip(cuts.columns, cuts.thresholds)]
 
     # -- exact summaries ----------------------------------------------------------------------------------------
     def _root_pairs(self) -> np.ndarray:
