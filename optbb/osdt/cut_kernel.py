@@ -85,6 +85,49 @@ def class_totals(o, n, y, w, tot):
 
 
 @njit(cache=True, inline="always")
+def largest(a):
+    """The largest entry of a non-empty 1-d array (a loop: ``a.max()`` compiles Numba's generic reduction)."""
+    v = a[0]
+    for j in range(1, a.shape[0]):
+        if a[j] > v:
+            v = a[j]
+    return v
+
+
+@njit(cache=True)
+def order_by(order, keys):
+    """``order`` = the indices of ``keys`` by increasing key, ties by index (a stable argsort), in place: a
+    heapsort, where ``np.argsort`` would compile Numba's quicksort and its shape checks."""
+    m = order.shape[0]
+    for j in range(m):
+        order[j] = j
+    for top in range(m // 2 - 1, -1, -1):
+        _sift(order, keys, top, m)
+    for end in range(m - 1, 0, -1):
+        order[0], order[end] = order[end], order[0]
+        _sift(order, keys, 0, end)
+
+
+@njit(cache=True, inline="always")
+def _sift(order, keys, j, end):
+    """Sift ``order[j]`` down the max-heap ``order[:end]`` keyed by ``(keys[i], i)``."""
+    while 2 * j + 1 < end:
+        c = 2 * j + 1
+        if c + 1 < end and _before(keys, order[c], order[c + 1]):
+            c += 1
+        if not _before(keys, order[j], order[c]):
+            return
+        order[j], order[c] = order[c], order[j]
+        j = c
+
+
+@njit(cache=True, inline="always")
+def _before(keys, a, b):
+    """Index ``a`` comes before index ``b``: a smaller key, or the same key and a smaller index."""
+    return keys[a] < keys[b] or (keys[a] == keys[b] and a < b)
+
+
+@njit(cache=True, inline="always")
 def stump_errors(cnt, a, tot, wtot):
     """Errors of a stump whose left leaf holds class weights ``cnt`` (total ``a``) and right leaf the rest of
     ``tot`` (total ``wtot``): each leaf misclassifies all but its largest class."""
@@ -280,7 +323,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     n, ords, side, tree = lev.nrows[lv], lev.ords, lev.side, lev.trees[lv, BEST]
     tot = sc[SC_TOT]
     total = class_totals(ords[lv, 0], n, y, w, tot)
-    err = total - tot.max()
+    err = total - largest(tot)
     best = ub
     if err + lam_n < best:
         best = err + lam_n
@@ -290,13 +333,14 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     # the stump of S: every row on the left
     for i in range(n):
         side[ords[lv, 0, i]] = 1
-    sc[SC_TOTL, :] = tot
-    sc[SC_TOTR, :] = 0.0
+    for c in range(tot.shape[0]):
+        sc[SC_TOTL, c] = tot[c]
+        sc[SC_TOTR, c] = 0.0
     colbest = lev.colbest
     colbest[:] = np.inf
     e1, f1, t1, _, _, _ = side_stumps(data, ords, lv, n, side, sc, colbest)
     order = lev.order[lv]
-    order[:] = np.argsort(colbest)
+    order_by(order, colbest)
     d1 = err + lam_n
     if f1 >= 0 and e1 + 2.0 * lam_n < d1:
         d1 = e1 + 2.0 * lam_n
@@ -327,12 +371,12 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             p = bpos[mid]
             mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
             el, fl, tl, er, fr, tr = side_stumps(data, ords, lv, n, side, sc, lev.colbest)
-            vl = cw[p] - sc[SC_TOTL].max() + lam_n
+            vl = cw[p] - largest(sc[SC_TOTL]) + lam_n
             if fl >= 0 and el + 2.0 * lam_n < vl:
                 vl = el + 2.0 * lam_n
             else:
                 fl = -1
-            vr = (total - cw[p]) - sc[SC_TOTR].max() + lam_n
+            vr = (total - cw[p]) - largest(sc[SC_TOTR]) + lam_n
             if fr >= 0 and er + 2.0 * lam_n < vr:
                 vr = er + 2.0 * lam_n
             else:
@@ -431,7 +475,7 @@ def open_frame(data, lev, fr, i, lam_n, sc):
     fi[i, FI_F] = -1
     fi[i, FI_SP] = fi[i, FI_HEAD] = 0
     tot = sc[SC_TOT]  # the class weights of the frame's rows, which depth2 counted first and leaves as they are
-    err = tot.sum() - tot.max()
+    err = tot.sum() - largest(tot)
     return err > 0.0 and 3.0 * lam_n < best
 
 
