@@ -153,8 +153,10 @@ def test_rashomon_plots_of_a_numeric_fit(iris_fit):
     for draw in (plot.rashomon_objectives, plot.rashomon_count_vs_epsilon, plot.rashomon_agreement):
         assert draw(rset).figure is not None
     member = rset[0]
-    drawn = texts(plot.tree(member))  # the set's trees are over the cuts as binary features: named as such
-    assert set(member.feature_names[f] for f in member.features_used()) <= set(drawn)
+    drawn = texts(plot.tree(member))  # the set's trees are over the raw columns: tests with thresholds
+    assert member.cuts is not None
+    assert any(re.fullmatch(r"(sepal|petal)_(length|width) <= \d+(\.\d+)?", t) for t in drawn), drawn
+    assert not any(re.search(r"\w<=\d", t) for t in drawn), drawn  # no cut drawn as a feature name
 
 
 def test_rashomon_feature_usage_of_binary_features_keeps_used_names():

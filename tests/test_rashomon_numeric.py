@@ -145,8 +145,6 @@ def test_binary_data_keeps_trees_over_its_features():
     assert np.array_equal(rs.predict(X, models=[0])[0], rs[0].predict(X))
 
 
-@pytest.mark.xfail(strict=True, reason="OSDTClassifier.rashomon_set hands the search a BinaryDataset of the cuts "
-                   "without their CutMap; passing a CutDataset (cuts=self._cuts) gives trees over the columns")
 def test_the_estimators_set_of_a_numeric_fit(iris):
     X, y = iris
     clf = OSDTClassifier(regularization=0.02, max_depth=2).fit(X, y)

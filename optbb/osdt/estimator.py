@@ -124,12 +124,14 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin,
         """Every tree on the training data within ``(1 + epsilon) *`` the optimum (or an absolute ``bound``) of
         this estimator's objective (its ``regularization``, weights and, unless given, its ``max_depth``): see
         :func:`optbb.osdt.rashomon_set`.  The trees predict ``classes_`` labels on X as ``predict`` takes it (after
-        a fit on numeric columns, the trees are over every cut: ``petal_length<=2.45`` is a feature)."""
+        a fit on numeric columns, the trees are over the raw columns, with thresholds: ``petal_length <= 2.45``)."""
         check_is_fitted(self, "tree_")
         X, y, names, weights = self._training
-        if self._numeric:
-            X, names = self._cut_data().X, self._cuts.feature_names()
-        data = BinaryDataset(X, y, names, weights, tuple(str(c) for c in self.classes_))
+        labels = tuple(str(c) for c in self.classes_)
+        if self._numeric:  # the cuts with their map: the trees read and print the raw columns
+            data = CutDataset(self._cut_data().X, y, self._cuts.feature_names(), weights, labels, cuts=self._cuts)
+        else:
+            data = BinaryDataset(X, y, names, weights, labels)
         depth = self.max_depth if max_depth == "fit" else max_depth
         out = tree_rashomon_set(data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
                                 exclude_useless=exclude_useless, time_limit=time_limit, node_limit=node_limit,
