@@ -351,6 +351,29 @@ def test_the_initial_tree_is_the_cart_tree_on_raw_columns_or_better():
     assert stopped.objective <= 1 - cart.score(X, y) + 1e-12
 
 
+
+@pytest.mark.parametrize("lam, weighted", [(0.0, False), (0.013, False), (0.007, True)])
+def test_the_pruned_cart_tree_costs_what_its_leaves_cost(lam, weighted):
+    from optbb.osdt.cut_search import CutEngine, cart_tree
+
+    X, y = hard_numeric_problem(n=300)
+    w = np.random.default_rng(1).random(len(y)) + 0.1 if weighted else None
+    engine = CutEngine(X, y, w, 2, lam, 4, [f"x{j}" for j in range(X.shape[1])], [False] * X.shape[1])
+    tree, cost = engine.pruned_cost(cart_tree(X, y, w, engine.values, 4, lam))
+    assert np.array_equal(tree, engine.pruned(tree)) and cost == engine._cost(tree)
+
+
+
+def test_values_beyond_float32_fit_and_are_optimal():
+    """The CART start reads the columns as float32 (where 1e300 is infinite); the search reads them as they are."""
+    rng = np.random.default_rng(5)
+    X = rng.choice([-1e300, -3e38, 0.0, 1.0, 2.0, 4e38, 1e300], size=(30, 2))
+    y = rng.integers(0, 2, 30)
+    for depth in (1, 2):
+        res = OSDTClassifier(max_depth=depth, regularization=0).fit(X, y).result_
+        assert res.status.name == "OPTIMAL"
+        assert res.objective == pytest.approx(optimal_objective(X, y, 0.0, depth, None), abs=1e-12)
+
 @given(numeric_problems(max_rows=20, max_columns=3, zero_weights=False), st.sampled_from([0.01, 0.03, 0.1]))
 @settings(FAST, max_examples=40)
 def test_without_a_depth_limit_the_sparse_tree_is_the_binary_dp_on_every_cut(problem, lam):

@@ -13,6 +13,7 @@ way of the smaller subproblem (the cheaper to solve again).  Losing an entry los
 from __future__ import annotations
 
 from collections import namedtuple
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,8 +24,23 @@ from ..common.jit import njit
 Memo = namedtuple("Memo", "keys meta lb val trees")
 
 
+KEPT_KEYS = 1 << 16  # row_keys keeps the keys of at most 8 sizes up to this (1 MB each)
+
+
 def row_keys(n: int, seed: int = 0) -> np.ndarray:
-    """uint64 (2, n): two random keys per row."""
+    """uint64 (2, n): two random keys per row.  Up to :data:`KEPT_KEYS` rows, a fresh copy of keys drawn once per
+    ``(n, seed)`` (drawing them took longer than a depth-2 search on a tiny problem)."""
+    if n <= KEPT_KEYS:
+        return _kept_keys(int(n), int(seed)).copy()
+    return _draw_keys(n, seed)
+
+
+@lru_cache(maxsize=8)
+def _kept_keys(n: int, seed: int) -> np.ndarray:
+    return _draw_keys(n, seed)
+
+
+def _draw_keys(n: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, np.iinfo(np.uint64).max, size=(2, n), dtype=np.uint64,
                                                 endpoint=True)
 

@@ -251,14 +251,19 @@ class CutEngine:
     def pruned(self, tree: np.ndarray) -> np.ndarray:
         """``tree`` with every split that costs at least as much as a leaf in its place made a leaf, bottom up
         (a CART tree may split into two leaves of one class)."""
+        return self.pruned_cost(tree)[0]
+
+    def pruned_cost(self, tree: np.ndarray) -> tuple[np.ndarray, float]:
+        """:meth:`pruned` and the pruned tree's cost, its leaves' costs added left to right (as :meth:`_cost`
+        adds them, so the two agree to the last bit)."""
         R = self.data.R
-        out: list[tuple[int, int]] = []
+        out: list[tuple[int, int, float]] = []  # preorder: column (-1: leaf), threshold rank, a leaf's cost
 
         def walk(pos, rows):  # -> (next position in tree, cost of the pruned subtree)
             leaf = self._leaf_cost(rows)
             at = len(out)
             j = int(tree[0, pos])
-            out.append((j, int(tree[1, pos])) if j >= 0 else (-1, 0))
+            out.append((j, int(tree[1, pos]), 0.0) if j >= 0 else (-1, 0, leaf))
             if j < 0:
                 return pos + 1, leaf
             left = R[j, rows] <= tree[1, pos]
@@ -266,12 +271,16 @@ class CutEngine:
             end, cost_r = walk(end, rows[~left])
             if leaf <= cost_l + cost_r:
                 del out[at:]
-                out.append((-1, 0))
+                out.append((-1, 0, leaf))
                 return end, leaf
             return end, cost_l + cost_r
 
         walk(0, np.arange(self.n))
-        return np.array(out, dtype=np.int64).T.copy()
+        cost = 0.0
+        for j, _, c in out:
+            if j < 0:
+                cost += c
+        return np.array([(j, t) for j, t, _ in out], dtype=np.int64).T.copy(), cost
 
     def _leaf_rows(self, tree: np.ndarray) -> list[np.ndarray]:
         out, R = [], self.data.R
@@ -330,12 +339,7 @@ def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, 
               lam: float) -> np.ndarray:
     """A CART tree (scikit-learn, grown on the raw columns to ``max_depth``; at most ``1 / (2 lambda)`` leaves when
     ``lambda > 0``) as a preorder tree over the ranks: the search's first incumbent."""
-    from sklearn.tree import DecisionTreeClassifier
-
-    leaves = None if lam <= 0 else max(2, int(min(0.5 / lam, X.shape[0])))
-    clf = DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=leaves, random_state=0)
-    clf.fit(X, y, sample_weight=w)
-    t = clf.tree_
+    t = _cart(X, y, w, max_depth, None if lam <= 0 else max(2, int(min(0.5 / lam, X.shape[0]))))
     nodes, thresholds = [], []
 
     def walk(node):
@@ -355,6 +359,22 @@ def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, 
 
     walk(0)
     return np.array([nodes, thresholds], dtype=np.int64)
+
+
+def _cart(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, max_depth: int | None, leaves: int | None):
+    """The ``tree_`` of scikit-learn's CART fitted on ``(X, y, w)``, without the estimator's checks of its parameters
+    and input (on a tiny problem they took about as long as the fit): the arguments are checked already, and ``X``
+    is handed over as the float32 copy the checks would have made (finite numbers: no missing values; the checks
+    refused a value beyond float32's range, which made the whole fit fail)."""
+    from sklearn import config_context
+    from sklearn.tree import DecisionTreeClassifier
+
+    with np.errstate(over="ignore"):  # a value beyond float32's range reads as infinite, which CART splits off
+        X32 = np.asarray(X, dtype=np.float32)
+    clf = DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=leaves, random_state=0)
+    with config_context(skip_parameter_validation=True):
+        clf.fit(X32, y, sample_weight=w, check_input=False)
+    return clf.tree_
 
 
 def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int | None, column_names: list[str],
@@ -377,8 +397,7 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
                            node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=values)
         if (warm_start == "cart" and (max_depth is None or max_depth >= 1) and len(np.unique(y)) >= 2
                 and cart_affordable(*X.shape, limits.time_limit, started)):
-            tree = engine.pruned(cart_tree(X, y, w, engine.values, max_depth, float(regularization)))
-            cost = engine._cost(tree)
+            tree, cost = engine.pruned_cost(cart_tree(X, y, w, engine.values, max_depth, float(regularization)))
             if cost < engine.inc_cost:
                 engine.inc_tree, engine.inc_cost = tree, cost
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
