@@ -25,20 +25,13 @@ Results: ``<out>.md`` and ``<out>.csv``.
 """
 from __future__ import annotations
 
-import argparse
-import csv
-import fnmatch
-import json
-import os
-import statistics
-import subprocess
 import sys
-import time
 import warnings
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+
+import workers
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -102,31 +95,23 @@ def worker(solver: str, case: str, repeats: int, timeout: float) -> None:
     Xw, yw = load("iris")
     for d in (2, 3):  # warm-up: imports and the compiled kernels (depth 2 and depth >= 3 use different ones)
         run(Xw, yw, d, timeout)
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        errors, status, bound = run(X, y, int(depth), timeout)
-        seconds = time.perf_counter() - t0
-        print(MARK + json.dumps({"solver": solver, "case": case, "seconds": seconds, "errors": errors,
-                                 "status": status, "bound": bound, "shape": list(X.shape),
-                                 "classes": int(y.max()) + 1}), flush=True)
-        if status != "optimal":
-            break
+
+    def row(out, seconds):
+        errors, status, bound = out
+        return {"solver": solver, "case": case, "seconds": seconds, "errors": errors, "status": status,
+                "bound": bound, "shape": list(X.shape), "classes": int(y.max()) + 1}
+
+    workers.timed_runs(repeats, lambda: run(X, y, int(depth), timeout), row, mark=MARK,
+                       until=lambda out: out[1] != "optimal")
 
 
 def measure(solver: str, case: str, repeats: int, timeout: float) -> dict:
-    cmd = [sys.executable, __file__, "--worker", solver, case, "--repeats", str(repeats), "--timeout", str(timeout)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=repeats * timeout * 1.5 + 120)
-    except subprocess.TimeoutExpired:
-        return {"solver": solver, "case": case, "status": "killed", "times": []}
-    rows = [json.loads(line[len(MARK):]) for line in proc.stdout.splitlines() if line.startswith(MARK)]
-    if not rows:
-        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"solver": solver, "case": case, "status": f"failed ({tail[:80]})", "times": []}
-    last = rows[-1]
-    return {"solver": solver, "case": case, "status": last["status"], "errors": last["errors"],
-            "bound": last["bound"], "shape": last["shape"], "classes": last["classes"],
-            "times": [r["seconds"] for r in rows], "median": statistics.median(r["seconds"] for r in rows)}
+    def summary(rows):
+        last = rows[-1]
+        return {key: last[key] for key in ("errors", "bound", "shape", "classes")}
+
+    return workers.measure(__file__, solver, case, repeats, timeout, mark=MARK,
+                           hard_timeout=repeats * timeout * 1.5 + 120, summary=summary, say_why=True)
 
 
 def cuts_of(case: str) -> int:
@@ -134,11 +119,16 @@ def cuts_of(case: str) -> int:
     return sum(len(np.unique(X[:, j])) - 1 for j in range(X.shape[1]))
 
 
+def progress(r: dict) -> str:
+    return (f"{r['case']:20s} {r['solver']:8s} {str(r.get('errors', '-')):>6s} "
+            f"{r.get('median', float('nan')):9.3f} s {r['status']}")
+
+
 def table(results: list[dict], header: str) -> str:
     by = {(r["case"], r["solver"]): r for r in results}
     cases = list(dict.fromkeys(r["case"] for r in results))
-    lines = [header, "", "| case | rows x columns, classes | cuts | optbb errors | ConTree errors | optbb s | ConTree s "
-             "| optbb / ConTree |", "|---|---|---|---|---|---|---|---|"]
+    lines = [header, "", "| case | rows x columns, classes | cuts | optbb errors | ConTree errors | optbb s "
+             "| ConTree s | optbb / ConTree |", "|---|---|---|---|---|---|---|---|"]
     for case in cases:
         a, b = by.get((case, "optbb"), {}), by.get((case, "contree"), {})
         info = a if "shape" in a else b
@@ -172,46 +162,19 @@ def table(results: list[dict], header: str) -> str:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--worker", nargs=2, metavar=("SOLVER", "CASE"))
-    p.add_argument("--cases", default="*")
-    p.add_argument("--solvers", default="optbb,contree")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "osdt_continuous"))
-    p.add_argument("--list", action="store_true")
-    args = p.parse_args()
-    if args.worker:
-        worker(*args.worker, args.repeats, args.timeout)
+    args, cases = workers.command_line(__doc__, CASES, worker, solvers="optbb,contree", timeout=120.0,
+                                       out=ROOT / "benchmarks" / "results" / "osdt_continuous")
+    if cases is None:
         return
-    cases = [c for c in CASES if any(fnmatch.fnmatch(c, pat) for pat in args.cases.split(","))]
-    if args.list:
-        print("\n".join(cases))
-        return
-    results = []
-    for case in cases:
-        for solver in args.solvers.split(","):
-            r = measure(solver, case, args.repeats, args.timeout)
-            results.append(r)
-            print(f"{case:20s} {solver:8s} {str(r.get('errors', '-')):>6s} {r.get('median', float('nan')):9.3f} s "
-                  f"{r['status']}", flush=True)
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    header = (f"# Minimum-error trees over every threshold: optbb against ConTree\n\n`python "
-              f"benchmarks/osdt_continuous.py {' '.join(sys.argv[1:])}` at {commit}, "
-              f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, load {os.getloadavg()[0]:.2f}, {args.repeats} "
-              f"repeats (medians; one when a fit does not certify), time limit {args.timeout:g} s")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    results = workers.measure_all(args, cases, measure, progress)
+    header = (f"# Minimum-error trees over every threshold: optbb against ConTree\n\n"
+              f"{workers.provenance(__file__, ROOT)}, {args.repeats} repeats (medians; one when a fit does not "
+              f"certify), time limit {args.timeout:g} s")
     text = table(results, header)
-    out.with_suffix(".md").write_text(text)
-    with open(out.with_suffix(".csv"), "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["case", "solver", "status", "errors", "error_bound", "median_s", "times"])
-        for r in results:
-            bound = r.get("bound")
-            w.writerow([r["case"], r["solver"], r["status"], r.get("errors", ""), "" if bound is None else bound,
-                        r.get("median", ""), " ".join(f"{t:.4f}" for t in r["times"])])
+    rows = [[r["case"], r["solver"], r["status"], r.get("errors", ""), "" if r.get("bound") is None else r["bound"],
+             r.get("median", ""), workers.seconds_cell(r["times"])] for r in results]
+    workers.write_results(args.out, text, ["case", "solver", "status", "errors", "error_bound", "median_s", "times"],
+                          rows)
     print(text)
 
 

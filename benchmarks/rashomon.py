@@ -26,20 +26,13 @@ and ``<out>.csv``.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
-import csv
-import fnmatch
 import io
-import json
-import os
 import resource
-import statistics
-import subprocess
 import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
+
+import workers
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ["monk2@0.01/0.05/d4", "compas@0.01/0.05/d4", "compas@0.005/0.05/d4", "monk2@0.005/0.1/d5",
@@ -89,30 +82,31 @@ def worker(solver: str, case: str, repeats: int, timeout: float) -> None:
     run = SOLVERS[solver]
     run(load_osdt("monk1"), 0.05, 0.05, 2, timeout)  # warm-up: imports, compiled kernels
     base = peak_rss()
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        count, status = run(data, lam, eps, depth, timeout)
-        seconds = time.perf_counter() - t0
-        print(MARK + json.dumps({"solver": solver, "case": case, "seconds": seconds, "count": str(count),
-                          "status": status, "peak_rss": peak_rss(), "base_rss": base}), flush=True)
+
+    def row(out, seconds):
+        count, status = out
+        return {"solver": solver, "case": case, "seconds": seconds, "count": str(count), "status": status,
+                "peak_rss": peak_rss(), "base_rss": base}
+
+    workers.timed_runs(repeats, lambda: run(data, lam, eps, depth, timeout), row, mark=MARK)
 
 
 def measure(solver: str, case: str, repeats: int, timeout: float) -> dict:
-    cmd = [sys.executable, __file__, "--worker", solver, case, "--repeats", str(repeats), "--timeout", str(timeout)]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=repeats * timeout + 120).stdout
-    except subprocess.TimeoutExpired:
-        return {"solver": solver, "case": case, "status": "killed", "times": []}
-    rows = [json.loads(line[len(MARK):]) for line in out.splitlines() if line.startswith(MARK)]
-    if not rows:
-        return {"solver": solver, "case": case, "status": "failed", "times": []}
-    return {"solver": solver, "case": case, "status": rows[-1]["status"], "count": rows[-1]["count"],
-            "times": [r["seconds"] for r in rows], "median": statistics.median(r["seconds"] for r in rows),
-            "peak_rss": max(r["peak_rss"] for r in rows), "growth": max(r["peak_rss"] - r["base_rss"] for r in rows)}
+    def summary(rows):
+        return {"count": rows[-1]["count"], "peak_rss": max(r["peak_rss"] for r in rows),
+                "growth": max(r["peak_rss"] - r["base_rss"] for r in rows)}
+
+    return workers.measure(__file__, solver, case, repeats, timeout, mark=MARK, hard_timeout=repeats * timeout + 120,
+                           summary=summary)
 
 
 def memory(r: dict) -> str:
     return f"{r['peak_rss'] / 2**20:.0f} ({r['growth'] / 2**20:.0f})" if "peak_rss" in r else r.get("status", "-")
+
+
+def progress(r: dict) -> str:
+    return (f"{r['case']:26s} {r['solver']:10s} {r.get('count', '-'):>16s} {r.get('median', float('nan')):9.3f} s "
+            f"{r.get('peak_rss', 0) / 2**20:7.0f} MiB {r['status']}")
 
 
 def table(results: list[dict], header: str) -> str:
@@ -137,44 +131,19 @@ def table(results: list[dict], header: str) -> str:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--worker", nargs=2, metavar=("SOLVER", "CASE"))
-    p.add_argument("--cases", default="*")
-    p.add_argument("--solvers", default="optbb,treefarms")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--timeout", type=float, default=300.0)
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "rashomon"))
-    p.add_argument("--list", action="store_true")
-    args = p.parse_args()
-    if args.worker:
-        worker(*args.worker, args.repeats, args.timeout)
+    args, cases = workers.command_line(__doc__, CASES, worker, solvers="optbb,treefarms", timeout=300.0,
+                                       out=ROOT / "benchmarks" / "results" / "rashomon")
+    if cases is None:
         return
-    cases = [c for c in CASES if any(fnmatch.fnmatch(c, pat) for pat in args.cases.split(","))]
-    if args.list:
-        print("\n".join(cases))
-        return
-    results = []
-    for case in cases:
-        for solver in args.solvers.split(","):
-            r = measure(solver, case, args.repeats, args.timeout)
-            results.append(r)
-            print(f"{case:26s} {solver:10s} {r.get('count', '-'):>16s} {r.get('median', float('nan')):9.3f} s "
-                  f"{r.get('peak_rss', 0) / 2**20:7.0f} MiB {r['status']}", flush=True)
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    header = (f"# Rashomon sets of trees: optbb against TreeFARMS\n\n`python benchmarks/rashomon.py "
-              f"{' '.join(sys.argv[1:])}` at {commit}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, "
-              f"load {os.getloadavg()[0]:.2f}, {args.repeats} repeats (medians), time limit {args.timeout:g} s")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".md").write_text(table(results, header))
-    with open(out.with_suffix(".csv"), "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["case", "solver", "status", "count", "median_s", "times", "peak_rss", "growth"])
-        for r in results:
-            w.writerow([r["case"], r["solver"], r["status"], r.get("count", ""), r.get("median", ""),
-                        " ".join(f"{t:.4f}" for t in r["times"]), r.get("peak_rss", ""), r.get("growth", "")])
-    print(table(results, header))
+    results = workers.measure_all(args, cases, measure, progress)
+    header = (f"# Rashomon sets of trees: optbb against TreeFARMS\n\n{workers.provenance(__file__, ROOT)}, "
+              f"{args.repeats} repeats (medians), time limit {args.timeout:g} s")
+    text = table(results, header)
+    rows = [[r["case"], r["solver"], r["status"], r.get("count", ""), r.get("median", ""),
+             workers.seconds_cell(r["times"]), r.get("peak_rss", ""), r.get("growth", "")] for r in results]
+    workers.write_results(args.out, text, ["case", "solver", "status", "count", "median_s", "times", "peak_rss",
+                                           "growth"], rows)
+    print(text)
 
 
 if __name__ == "__main__":
