@@ -234,14 +234,7 @@ CTRL_C = """
 
 
 RSS_HELPERS = """
-def status_bytes(key):
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith(key):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return None
+from optbb.baselines.highs_child import status_bytes
 
 
 def reset_peak_rss():
