@@ -190,9 +190,9 @@ def test_dl_depth3_optima(name, expected, monkeypatch):
     _dl_check(name, 3, expected, monkeypatch)
 
 
-@pytest.mark.parametrize("name", ["vote", "tic-tac-toe"])
+@pytest.mark.parametrize("name", ["vote", "heart-cleveland", "tic-tac-toe"])
 def test_dl_depth3_optima_as_the_search_decides(name):
-    """Below :data:`~optbb.osdt.dp_search.DEPTH2_MIN_WORK` (these two) the search leaves the depth-2 solver
+    """Below :data:`~optbb.osdt.dp_search.DEPTH2_MIN_WORK` (these three) the search leaves the depth-2 solver
     out: the published optimum all the same."""
     X, _ = dl_data(name)
     assert not dp_search.depth2_pays(X.shape[1], (X.shape[0] + 63) // 64, 3)
