@@ -9,8 +9,8 @@ Usage::
 
 Each run is a fresh Python process whose ``NUMBA_CACHE_DIR`` is a new empty folder: it imports optbb (timed),
 loads the data (``--data``: one of the bundled OSDT data sets, default ``monk1``, 124 x 11, ``random``, 50 x 5
-random 0/1 values, or ``iris``, scikit-learn's 150 x 4 numeric columns) and fits the estimator once (timed); a second fresh process with the same, now filled, folder
-does the same again (``--no-warm`` leaves it out).  The child prints the wall and CPU time (user + system) of its
+random 0/1 values, or ``iris``, scikit-learn's 150 x 4 numeric columns) and fits the estimator once (timed); a
+second fresh process with the same, now filled, folder does the same again (``--no-warm`` leaves it out).  The child prints the wall and CPU time (user + system) of its
 import and of its first fit; the parent times the whole process (Python's start-up, imports, data, fit).
 
 The solvers run interleaved, ``--repeats`` rounds of every solver in turn, so that a change of the machine's load
