@@ -352,6 +352,22 @@ def test_the_initial_tree_is_the_cart_tree_on_raw_columns_or_better():
 
 
 
+@pytest.mark.parametrize("depth, lam", [(3, 0.0), (4, 0.0), (4, 0.004)])
+def test_the_first_tree_grows_the_depth2_optimum_by_blocks(depth, lam):
+    """Stopped after its first node, the search over sorted orders holds a tree at least as good as the optimum of
+    depth 2 (its leaves grown into optimal subtrees), of the right depth, costing what it predicts; a cold start
+    (no initial tree) holds no better one."""
+    X, y = hard_numeric_problem(n=300)
+    names = [f"x{j}" for j in range(X.shape[1])]
+    two = sorted_orders(X, y, lam, 2)
+    res = solve_columns(X, y, lam, names, max_depth=depth, n_classes=2, node_limit=1)
+    assert res.objective <= two.objective + 1e-12
+    assert res.model.depth <= depth
+    assert res.objective == pytest.approx(np.mean(res.model.predict(X) != y) + lam * res.model.n_leaves, abs=1e-12)
+    cold = solve_columns(X, y, lam, names, max_depth=depth, n_classes=2, node_limit=1, warm_start=None)
+    assert cold.objective >= res.objective - 1e-12
+
+
 @pytest.mark.parametrize("lam, weighted", [(0.0, False), (0.013, False), (0.007, True)])
 def test_the_pruned_cart_tree_costs_what_its_leaves_cost(lam, weighted):
     from optbb.osdt.cut_search import CutEngine, cart_tree

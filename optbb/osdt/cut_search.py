@@ -4,8 +4,9 @@
 ``max_depth``: the search of :mod:`optbb.osdt.cut_kernel` on each column's sorted order of ranks, which needs no
 matrix of cuts.  It minimises the same objective as the dp search, ``errors / N + regularization * leaves`` with
 real sample weights (in the dp search's fixed-point units, so every sum is exact) and any number of classes.  The
-first incumbent is a CART tree grown on the raw columns to the same depth; a stopped search returns its best tree
-and a valid lower bound.  The tree it returns reads the raw columns (``Tree.cuts``).
+first incumbent is the better of a CART tree grown on the raw columns to the same depth and the optimal tree of
+depth 2 with its leaves grown into optimal subtrees of depth up to 2; a stopped search returns its best tree and a
+valid lower bound.  The tree it returns reads the raw columns (``Tree.cuts``).
 """
 from __future__ import annotations
 
@@ -64,6 +65,7 @@ class CutEngine:
         self.sc = np.zeros((K.N_SC, self.k), dtype=np.float64)
         self.done = False
         self._best_lb = 0.0
+        self.blocks_start = True  # see :meth:`_blocks_start`
 
     # -- arrays --------------------------------------------------------------------------------------------------
     @property
@@ -113,6 +115,7 @@ class CutEngine:
                             z(m, np.float64), z((lv, 2), np.uint64))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
+        self._blocks_start()
         self.fr = K.Frames(z((lv, K.N_FI), np.int64), z((lv, K.N_FV), np.float64))
         self.fr.fv[0, K.FV_UB] = self.fr.fv[0, K.FV_BEST] = self.inc_cost
         if self.depth >= 3:
@@ -120,6 +123,28 @@ class CutEngine:
             self.fr.fi[0, K.FI_PHASE] = K.OPEN
             self.st[K.S_TOP] = 0
         return None
+
+    def _blocks_start(self) -> None:
+        """A first incumbent from depth-2 blocks, a lookahead beyond CART's greedy splits: the optimal tree of depth
+        <= 2, each of its leaves grown into the optimal tree of depth <= ``min(2, depth - 2)`` of its rows; kept
+        when cheaper than the incumbent.  Each block costs one sweep of the depth-2 solver, as the root's first step
+        does."""
+        depth = self.depth
+        if not self.blocks_start or depth < 3 or self.n < 2:
+            return
+        K.depth2(self.data, self.lev, 0, 2, self.lam_n, np.inf, self.sc)
+        top = _prefix(self.lev.trees[0, K.BEST])
+        parts, side = [], self.lev.side
+        for rows in self._leaf_rows(top):
+            side[:] = 0
+            side[rows] = 1
+            K.partition(self.data, self.lev, 0, self.n, 1)
+            K.depth2(self.data, self.lev, 1, min(2, depth - 2), self.lam_n, np.inf, self.sc)
+            parts.append(_prefix(self.lev.trees[1, K.BEST]))
+        tree = graft(top, parts)
+        cost = self._cost(tree)
+        if cost < self.inc_cost:
+            self.inc_tree, self.inc_cost = tree, cost
 
     def memory_bytes(self) -> int:
         groups = [g for g in (self.lev, self.fr, self.memo) if g is not None] + [self.data]
@@ -340,6 +365,18 @@ def tree_length(tree: np.ndarray) -> int:
 _subtree_end = getattr(subtree_end, "py_func", subtree_end)  # the function itself when Numba is disabled
 
 
+def _prefix(tree: np.ndarray) -> np.ndarray:
+    """A copy of the nodes of a preorder tree buffer."""
+    return tree[:, :tree_length(tree)].copy()
+
+
+def graft(top: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
+    """The preorder tree ``top`` with its leaves, in preorder, replaced by the trees ``parts``."""
+    rest = iter(parts)
+    return np.concatenate([next(rest) if top[0, pos] < 0 else top[:, pos:pos + 1]
+                           for pos in range(top.shape[1])], axis=1)
+
+
 def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, max_depth: int,
               lam: float) -> np.ndarray:
     """A CART tree (scikit-learn, grown on the raw columns to ``max_depth``; at most ``1 / (2 lambda)`` leaves when
@@ -392,14 +429,17 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
     ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
     :func:`~optbb.preprocessing.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
     holds class indices ``0 .. n_classes - 1``.  ``values``: each column's distinct values on the rows of positive
-    weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known.  Arguments are assumed
-    checked (see :func:`optbb.osdt.solve`)."""
+    weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known.  ``warm_start="cart"``:
+    the first incumbent is the better of the pruned CART tree and the depth-2 blocks tree
+    (:meth:`CutEngine._blocks_start`); None: the root leaf.  Arguments are assumed checked (see
+    :func:`optbb.osdt.solve`)."""
     started = time.perf_counter() if started is None else started
     w, X, y = drop_zero_weights(sample_weight, np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))
     limits = Limits(time_limit, node_limit, memory_limit)
     with InterruptGuard() as guard:
         engine = CutEngine(X, y, w, n_classes, regularization, max_depth, column_names, binary,
                            node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=values)
+        engine.blocks_start = warm_start == "cart"
         if (warm_start == "cart" and (max_depth is None or max_depth >= 1) and len(np.unique(y)) >= 2
                 and cart_affordable(*X.shape, limits.time_limit, started)):
             tree, cost = engine.pruned_cost(cart_tree(X, y, w, engine.values, max_depth, float(regularization)))
