@@ -38,6 +38,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..common.bounds import majority_class
 from ..common.jit import njit
 from .cut_memo import copy_subtree, memo_find, memo_store
 
@@ -76,22 +77,11 @@ N_SC = 6
 
 @njit(cache=True)
 def class_totals(o, n, y, w, tot):
-    """Class weights of the rows ``o[:n]`` into ``tot``; returns their total."""
+    """Class weights of the rows ``o[:n]`` into ``tot``."""
     tot[:] = 0.0
     for i in range(n):
         r = o[i]
         tot[y[r]] += w[r]
-    return tot.sum()
-
-
-@njit(cache=True, inline="always")
-def largest(a):
-    """The largest entry of a non-empty 1-d array (a loop: ``a.max()`` compiles Numba's generic reduction)."""
-    v = a[0]
-    for j in range(1, a.shape[0]):
-        if a[j] > v:
-            v = a[j]
-    return v
 
 
 @njit(cache=True)
@@ -322,8 +312,8 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     R, y, w = data.R, data.y, data.w
     n, ords, side, tree = lev.nrows[lv], lev.ords, lev.side, lev.trees[lv, BEST]
     tot = sc[SC_TOT]
-    total = class_totals(ords[lv, 0], n, y, w, tot)
-    err = total - largest(tot)
+    class_totals(ords[lv, 0], n, y, w, tot)
+    _, err = majority_class(tot)
     best = ub
     if err + lam_n < best:
         best = err + lam_n
@@ -371,12 +361,12 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             p = bpos[mid]
             mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
             el, fl, tl, er, fr, tr = side_stumps(data, ords, lv, n, side, sc, lev.colbest)
-            vl = cw[p] - largest(sc[SC_TOTL]) + lam_n
+            vl = majority_class(sc[SC_TOTL])[1] + lam_n
             if fl >= 0 and el + 2.0 * lam_n < vl:
                 vl = el + 2.0 * lam_n
             else:
                 fl = -1
-            vr = (total - cw[p]) - largest(sc[SC_TOTR]) + lam_n
+            vr = majority_class(sc[SC_TOTR])[1] + lam_n
             if fr >= 0 and er + 2.0 * lam_n < vr:
                 vr = er + 2.0 * lam_n
             else:
@@ -475,7 +465,7 @@ def open_frame(data, lev, fr, i, lam_n, sc):
     fi[i, FI_F] = -1
     fi[i, FI_SP] = fi[i, FI_HEAD] = 0
     tot = sc[SC_TOT]  # the class weights of the frame's rows, which depth2 counted first and leaves as they are
-    err = tot.sum() - largest(tot)
+    _, err = majority_class(tot)
     return err > 0.0 and 3.0 * lam_n < best
 
 
