@@ -112,7 +112,7 @@ class CutEngine:
         self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
                             z((lv, n + 2, 2), np.int64), z((lv, n + 2, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv, 1)), z(n, np.uint8),
-                            z(m, np.float64), z((lv, 2), np.uint64))
+                            z(m, np.float64), z((lv, 2), np.uint64), z((2, n), np.int32))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
         self._blocks_start()
@@ -205,8 +205,8 @@ class CutEngine:
 
     def _frames_bound(self) -> float:
         """A lower bound of the root's optimum from the frames on the stack, top first: a frame's value is the least
-        of its best tree, the bounds of its pending intervals, the split in progress (the child's value plus its
-        sibling's bound) and, if columns remain, ``2 lam_n`` (any split)."""
+        of its best tree, the bounds of its pending intervals, the bound of the interval in progress, its split (the
+        child's value plus its sibling's bound) and, if columns remain, ``2 lam_n`` (any split)."""
         top = int(self.st[K.S_TOP])
         if top < 0:
             return self.lam_n
@@ -221,13 +221,13 @@ class CutEngine:
                 v = min(v, 2 * self.lam_n)
             if waiting or phase == K.POP:
                 v = min(v, self._pending_bound(i))
+            if waiting:  # the positions of the interval in progress, then its split (a child on the stack)
+                v = min(v, float(fv[i, K.FV_LBL] + fv[i, K.FV_LBR]))
             if phase == K.WAIT_FIRST and i < top:
                 other = K.FV_LBR if fi[i, K.FI_FIRST] == 1 else K.FV_LBL
                 v = min(v, val + float(fv[i, other]))
             elif phase == K.WAIT_SECOND and i < top:
                 v = min(v, float(fv[i, K.FV_V1]) + val)
-            elif waiting:  # a depth-2 child, solved at once
-                v = min(v, float(fv[i, K.FV_LBL] + fv[i, K.FV_LBR]))
             val = v
         return val
 
@@ -430,7 +430,7 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
     :func:`~optbb.preprocessing.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
     holds class indices ``0 .. n_classes - 1``.  ``values``: each column's distinct values on the rows of positive
     weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known.  ``warm_start="cart"``:
-    the first incumbent is the better of the pruned CART tree and the depth-2 blocks tree
+    at depth 3 or more, the first incumbent is the better of the pruned CART tree and the depth-2 blocks tree
     (:meth:`CutEngine._blocks_start`); None: the root leaf.  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`)."""
     started = time.perf_counter() if started is None else started
@@ -440,7 +440,8 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
         engine = CutEngine(X, y, w, n_classes, regularization, max_depth, column_names, binary,
                            node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=values)
         engine.blocks_start = warm_start == "cart"
-        if (warm_start == "cart" and (max_depth is None or max_depth >= 1) and len(np.unique(y)) >= 2
+        # at depth <= 2 the depth-2 solver is the whole search, and a CART tree would cost it more than it prunes
+        if (warm_start == "cart" and engine.depth >= 3 and len(np.unique(y)) >= 2
                 and cart_affordable(*X.shape, limits.time_limit, started)):
             tree, cost = engine.pruned_cost(cart_tree(X, y, w, engine.values, max_depth, float(regularization)))
             if cost < engine.inc_cost:
