@@ -329,6 +329,18 @@ def test_deeper_trees_are_the_binary_dp_on_every_cut(problem, depth):
     assert res.model.depth <= depth
 
 
+@pytest.mark.parametrize("depth", [2, 3])
+def test_positions_past_the_records_are_searched_as_well(monkeypatch, depth):
+    """With room for the records of two positions per column, the depth-2 solver evaluates the rest without the
+    columns' bounds, and finds the same optimum."""
+    from optbb.osdt import cut_search
+    X, y = hard_numeric_problem(n=200, m=4, seed=5)
+    full = OSDTClassifier(regularization=0, max_depth=depth).fit(X, y).result_
+    monkeypatch.setattr(cut_search, "RECORD_ENTRIES", 16)
+    small = OSDTClassifier(regularization=0, max_depth=depth).fit(X, y).result_
+    assert small.status.name == full.status.name == "OPTIMAL" and small.objective == full.objective
+
+
 def hard_numeric_problem(n=400, m=5, seed=3):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, m)).round(2)

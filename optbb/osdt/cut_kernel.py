@@ -29,7 +29,9 @@ positions evaluated instead of 466).
 
 Depth <= 2 subproblems are solved at once by :func:`depth2`: for a root position, one pass over each column's order
 gives the best stump of both sides (class weights swept per side), and root positions are pruned by the same
-interval bounds, the ends being the empty side (cost 0) and the stump of ``S``.  Deeper subproblems are frames of an
+interval bounds, the ends being the empty side (cost 0) and the stump of ``S``.  The same two bounds hold for each
+column's best stump on each side, so an evaluated position leaves a record of them (:func:`column_bounds`), and a
+column whose bound at a later position is no better than the best stump found there is not swept.  Deeper subproblems are frames of an
 explicit stack, run in chunks of ``work`` evaluations by :func:`run`, so a search returns to Python between chunks.
 
 A tree is written in preorder into ``trees[level, slot]`` (int64, 2 x T): row 0 the column of a split (-1 for a
@@ -54,8 +56,11 @@ Data = namedtuple("Data", "R y w keys")
 # ``trees`` int64 (levels, 2, 2, T) the best tree and the left child's tree of the split in progress, ``order``
 # int64 (levels, m) the columns in the order they are searched (best stump first); ``side`` uint8 (N,) the side of
 # each row in the split being evaluated, ``colbest`` float64 (m,) the best stump of each column; ``hash`` uint64
-# (levels, 2) the sums of the keys of each level's rows; ``buf`` int32 (2, N) a column's rows of each side.
-Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf")
+# (levels, 2) the sums of the keys of each level's rows; ``buf`` int32 (2, N) a column's rows of each side; ``rec``
+# float64 (slots, 2, m) the depth-2 solver's records of each column's best stump on each side at evaluated positions
+# (``ivi[level, i, 2:4]`` the slots of an interval's ends, -1: none), ``lb`` float64 (2, m) the bounds at the
+# position being evaluated, ``ckey`` float64 (m,) and ``corder`` int64 (m,) the order of its columns.
+Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec lb ckey corder")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
 Frames = namedtuple("Frames", "fi fv")
 FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST, FI_HEAD, FI_FOUND = range(12)
@@ -121,20 +126,35 @@ def _before(keys, a, b):
 
 
 @njit(cache=True)
-def side_stumps(data, lev, lv, n, sc):
+def side_stumps(data, lev, lv, n, sc, lb, rec):
     """The best stump of each side of a marked split of the ``n`` rows of level ``lv`` (``lev.side[r]`` 1: left),
     the sides' class weights in ``sc[SC_TOTL]``, ``sc[SC_TOTR]``: ``(errors, column, rank)`` left then right, column
-    -1 when a side has no split better than none.  Each column's order is first cut into its two sides' orders
-    (without a branch: a branch on a row's side is mispredicted half the time), then each side is swept by
-    :func:`side_sweep`; ``lev.colbest[f]`` receives the least errors seen on the left side of column ``f`` (an
-    order for the columns to come)."""
+    -1 when a side has no split better than none.
+
+    ``lb[s, g]``: a lower bound of ``s_g``, the least errors of a stump on column ``g`` or of a leaf, on side ``s``
+    (0: left); a column whose bound is no better than the best stump found is not swept (the columns are swept by
+    increasing bound).  ``rec[s, g]`` receives a lower bound of ``s_g`` for the positions to come: the least errors
+    seen on the column, and no more than the best stump when the sweep skipped positions against it.  Each column's
+    order is first cut into its two sides' orders without a branch (a branch on a row's side is mispredicted half
+    the time), then each side is swept by :func:`side_sweep`; ``lev.colbest[f]`` receives the least errors seen on
+    the left side of column ``f`` (an order for the columns to come)."""
     R, ords, side, colbest = data.R, lev.ords, lev.side, lev.colbest
     totl, totr, cntl, cntr = sc[SC_TOTL], sc[SC_TOTR], sc[SC_CNTL], sc[SC_CNTR]
     wl, wr = totl.sum(), totr.sum()
+    leafl, leafr = majority_class(totl)[1], majority_class(totr)[1]
     el, fl, tl, er, fr, tr = np.inf, -1, -1, np.inf, -1, -1
-    left, right = lev.buf[0], lev.buf[1]
+    left, right, corder = lev.buf[0], lev.buf[1], lev.corder
     colbest[:] = np.inf
-    for f in range(R.shape[0]):
+    for g in range(R.shape[0]):
+        lev.ckey[g] = lb[0, g] + lb[1, g]
+    order_by(corder, lev.ckey)
+    for f in corder:
+        rec[0, f] = lb[0, f]
+        rec[1, f] = lb[1, f]
+        needl = wl > 0.0 and el > 0.0 and lb[0, f] < el
+        needr = wr > 0.0 and er > 0.0 and lb[1, f] < er
+        if not (needl or needr):
+            continue
         o, rf = ords[lv, f], R[f]
         kl, kr = 0, 0
         for i in range(n):
@@ -144,16 +164,17 @@ def side_stumps(data, lev, lv, n, sc):
             right[kr] = r
             kl += s
             kr += 1 - s
-        if wl > 0.0 and el > 0.0:
-            e, t, colbest[f] = side_sweep(left, kl, rf, data.y, data.w, totl, wl, cntl, el)
+        if needl:
+            e, t, seen = side_sweep(left, kl, rf, data.y, data.w, totl, wl, cntl, el)
+            colbest[f] = seen
             if t >= 0:
                 el, fl, tl = e, f, t
-        if wr > 0.0 and er > 0.0:
-            e, t, _ = side_sweep(right, kr, rf, data.y, data.w, totr, wr, cntr, er)
+            rec[0, f] = max(lb[0, f], min(seen, el, leafl))
+        if needr:
+            e, t, seen = side_sweep(right, kr, rf, data.y, data.w, totr, wr, cntr, er)
             if t >= 0:
                 er, fr, tr = e, f, t
-        if el <= 0.0 and er <= 0.0:
-            break
+            rec[1, f] = max(lb[1, f], min(seen, er, leafr))
     return el, fl, tl, er, fr, tr
 
 
@@ -344,7 +365,10 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     for c in range(tot.shape[0]):
         sc[SC_TOTL, c] = tot[c]
         sc[SC_TOTR, c] = 0.0
-    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc)
+    rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
+    rec[0, :, :] = 0.0
+    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1])
+    rec[0, 1, :] = rec[1, 0, :]
     order = lev.order[lv]
     order_by(order, lev.colbest)
     d1 = err + lam_n
@@ -360,10 +384,12 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
         nb = column_splits(data, ords, lv, n, f, bpos, cw)
         o, rf = ords[lv, f], R[f]
         head, tail = 0, push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0) if nb > 0 else 0
+        ivi[0, 2], ivi[0, 3] = 0, 1
+        free = 2
         while head < tail:  # first in, first out: the positions spread over the column before they narrow
             sp = head % ivi.shape[0]
             head += 1
-            a, b = ivi[sp, 0], ivi[sp, 1]
+            a, b, sa, sb = ivi[sp, 0], ivi[sp, 1], ivi[sp, 2], ivi[sp, 3]
             if b - a <= 1:
                 continue
             wab = cw[n if b >= nb else bpos[b]] - cw[0 if a < 0 else bpos[a]]
@@ -376,7 +402,11 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             mid = (lo + hi) // 2
             p = bpos[mid]
             mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
-            el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc)
+            column_bounds(rec, sa, sb, cw[p] - cw[0 if a < 0 else bpos[a]],
+                          cw[n if b >= nb else bpos[b]] - cw[p], lev.lb)
+            slot = free if free < rec.shape[0] else -1
+            free += 1
+            el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, lev.lb, rec[slot] if slot >= 0 else lev.lb)
             vl = majority_class(sc[SC_TOTL])[1] + lam_n
             if fl >= 0 and el + 2.0 * lam_n < vl:
                 vl = el + 2.0 * lam_n
@@ -393,8 +423,30 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
                 tree[1, 0] = rf[o[p - 1]]
                 write_stump(tree, write_stump(tree, 1, fl, tl), fr, tr)
             tail = push(ivi, ivv, tail, a, mid, la, ra, vl, vr)
+            q = (tail - 1) % ivi.shape[0]
+            ivi[q, 2], ivi[q, 3] = sa, slot
             tail = push(ivi, ivv, tail, mid, b, vl, vr, lb, rb)
+            q = (tail - 1) % ivi.shape[0]
+            ivi[q, 2], ivi[q, 3] = slot, sb
     return best
+
+
+@njit(cache=True)
+def column_bounds(rec, sa, sb, wa, wb, lb):
+    """``lb[s, g]``: lower bounds of each column's best stump (or leaf) on each side of a position between two
+    evaluated ones whose records are in slots ``sa`` and ``sb`` (-1: none), ``wa`` and ``wb`` of weight away: the
+    left side grows from ``a`` to ``b``, so its value is at least ``a``'s and at most ``wb`` below ``b``'s, and the
+    right side the reverse (the module docstring's monotonicity and similarity, for a stump)."""
+    for g in range(lb.shape[1]):
+        lo_l, lo_r = 0.0, 0.0
+        if sa >= 0:
+            lo_l = rec[sa, 0, g]
+            lo_r = rec[sa, 1, g] - wa
+        if sb >= 0:
+            lo_l = max(lo_l, rec[sb, 0, g] - wb)
+            lo_r = max(lo_r, rec[sb, 1, g])
+        lb[0, g] = lo_l
+        lb[1, g] = max(lo_r, 0.0)
 
 
 # ----------------------------------------------------------------------------------------------------------------

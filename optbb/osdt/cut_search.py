@@ -30,6 +30,7 @@ from .trees import make_tree
 _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
 MEMO_BYTES = 64 << 20
+RECORD_ENTRIES = 1 << 21  # 16 MB of records of stumps (CutEngine._record_slots)
 
 
 class CutEngine:
@@ -90,7 +91,13 @@ class CutEngine:
         """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames)."""
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         memo = self._memo_entries() * entry_bytes(t)
-        return lv * (4 * m * n + 64 * n + 32 * t) + self.data.R.nbytes + 32 * n + memo
+        return (lv * (4 * m * n + 80 * n + 32 * t) + self.data.R.nbytes + 40 * n + memo
+                + 16 * m * self._record_slots())
+
+    def _record_slots(self) -> int:
+        """Slots of the depth-2 solver's records of the columns' stumps at evaluated positions: one per position of
+        a column, at most :data:`RECORD_ENTRIES` values; positions past them are evaluated without records."""
+        return max(4, min(self.n + 2, RECORD_ENTRIES // (2 * self.m)))
 
     def _memo_entries(self) -> int:
         """Entries of the memo: none below depth 3 (nothing recurs), else about 8 per row and level, a power of two
@@ -110,9 +117,11 @@ class CutEngine:
         ords[0] = order
         z = np.zeros
         self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
-                            z((lv, n + 2, 2), np.int64), z((lv, n + 2, 4), np.float64),
+                            z((lv, n + 2, 4), np.int64), z((lv, n + 2, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv, 1)), z(n, np.uint8),
-                            z(m, np.float64), z((lv, 2), np.uint64), z((2, n), np.int32))
+                            z(m, np.float64), z((lv, 2), np.uint64), z((2, n), np.int32),
+                            z((self._record_slots(), 2, m), np.float64), z((2, m), np.float64), z(m, np.float64),
+                            z(m, np.int64))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
         self._blocks_start()
@@ -237,7 +246,7 @@ class CutEngine:
         out = np.inf
         for t in range(int(fi[i, K.FI_HEAD]), int(fi[i, K.FI_SP])):
             s = t % q
-            a, b = lev.ivi[i, s]
+            a, b = lev.ivi[i, s, :2]
             if b - a <= 1:
                 continue
             wab = lev.cw[i, n if b >= nb else lev.bpos[i, b]] - lev.cw[i, 0 if a < 0 else lev.bpos[i, a]]
