@@ -49,9 +49,7 @@ class CutEngine:
         self.lam = float(lam)
         self.max_depth = None if max_depth is None else int(max_depth)
         self.values = [np.unique(X[:, j]) for j in range(self.m)] if values is None else values
-        ranks = np.empty((self.m, self.n), dtype=np.int32)
-        for j, v in enumerate(self.values):
-            ranks[j] = np.searchsorted(v, X[:, j])
+        ranks, self._order = _ranks_and_orders(X, self.values)
         q = np.ones(self.n) if w is None else fixed_point_weights(w).astype(np.float64)
         self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n))
         self.total = float(q.sum())
@@ -112,7 +110,7 @@ class CutEngine:
         if self.memory_limit is not None and self.planned_bytes() > self.memory_limit:
             return Status.MEMORY_LIMIT
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
-        order = np.argsort(self.data.R, axis=1, kind="stable").astype(np.int32)
+        order = self._order
         ords = np.zeros((lv, m, n), dtype=np.int32)
         ords[0] = order
         z = np.zeros
@@ -362,6 +360,23 @@ class CutEngine:
         model, errors = make_tree(kept.transform(self.X), self.y, self.leaves(tree, index), kept.feature_names(),
                                   self.k, self.w)
         return model.over_columns(kept), errors
+
+
+def _ranks_and_orders(X: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray]:
+    """int32 (m, N) twice: the rank of each row's value in ``values[j]`` (the distinct values of column ``j``), and
+    the rows of each column by ascending value, ties by row (one stable sort per column: a binary search of each
+    value took longer)."""
+    n, m = X.shape
+    ranks, orders = np.empty((m, n), dtype=np.int32), np.empty((m, n), dtype=np.int32)
+    for j in range(m):
+        col = X[:, j]
+        order = np.argsort(col, kind="stable")
+        ordered = col[order]
+        ranks[j, order] = np.concatenate(([0], np.cumsum(ordered[1:] != ordered[:-1])))
+        orders[j] = order
+        if n and (len(values[j]) != ranks[j, order[-1]] + 1 or values[j][-1] != ordered[-1]):
+            raise ValueError(f"column {j}: the values given are not the column's distinct values")
+    return ranks, orders
 
 
 def tree_length(tree: np.ndarray) -> int:
