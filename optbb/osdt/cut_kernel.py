@@ -369,7 +369,8 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
     rec[0, :, :] = 0.0
     e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1])
-    rec[0, 1, :] = rec[1, 0, :]
+    for g in range(rec.shape[2]):  # a loop: an array assignment would compile Numba's shape-check messages
+        rec[0, 1, g] = rec[1, 0, g]
     order = lev.order[lv]
     order_by(order, lev.colbest)
     d1 = err + lam_n
