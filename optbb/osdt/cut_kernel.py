@@ -60,9 +60,9 @@ Data = namedtuple("Data", "R y w keys")
 # each row in the split being evaluated, ``colbest`` float64 (m,) the best stump of each column; ``hash`` uint64
 # (levels, 2) the sums of the keys of each level's rows; ``buf`` int32 (2, N) a column's rows of each side; ``rec``
 # float64 (slots, 2, m) the depth-2 solver's records of each column's best stump on each side at evaluated positions
-# (``ivi[level, i, 2:4]`` the slots of an interval's ends, -1: none), ``lb`` float64 (2, m) the bounds at the
-# position being evaluated, ``ckey`` float64 (m,) and ``corder`` int64 (m,) the order of its columns.
-Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec lb ckey corder")
+# (``ivi[level, i, 2:4]`` the slots of an interval's ends, -1: none; the last slot holds the bounds at the position
+# being evaluated); ``order`` has one row more than the levels, the order of the columns swept there.
+Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
 Frames = namedtuple("Frames", "fi fv")
 FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST, FI_HEAD, FI_FOUND = range(12)
@@ -146,11 +146,11 @@ def side_stumps(data, lev, lv, n, sc, lb, rec):
     wl, wr = totl.sum(), totr.sum()
     leafl, leafr = majority_class(totl)[1], majority_class(totr)[1]
     el, fl, tl, er, fr, tr = np.inf, -1, -1, np.inf, -1, -1
-    left, right, corder = lev.buf[0], lev.buf[1], lev.corder
-    colbest[:] = np.inf
+    left, right, corder = lev.buf[0], lev.buf[1], lev.order[lev.order.shape[0] - 1]
     for g in range(R.shape[0]):
-        lev.ckey[g] = lb[0, g] + lb[1, g]
-    order_by(corder, lev.ckey)
+        colbest[g] = lb[0, g] + lb[1, g]
+    order_by(corder, colbest)
+    colbest[:] = np.inf
     for f in corder:
         rec[0, f] = lb[0, f]
         rec[1, f] = lb[1, f]
@@ -367,6 +367,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
         sc[SC_TOTL, c] = tot[c]
         sc[SC_TOTR, c] = 0.0
     rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
+    bounds = rec[rec.shape[0] - 1]  # the last slot: the bounds at the position being evaluated
     rec[0, :, :] = 0.0
     e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1])
     for g in range(rec.shape[2]):  # a loop: an array assignment would compile Numba's shape-check messages
@@ -406,10 +407,10 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             p = bpos[mid]
             mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
             column_bounds(rec, sa, sb, cw[p] - cw[0 if a < 0 else bpos[a]],
-                          cw[n if b >= nb else bpos[b]] - cw[p], lev.lb)
-            slot = free if free < rec.shape[0] else -1
+                          cw[n if b >= nb else bpos[b]] - cw[p], bounds)
+            slot = free if free < rec.shape[0] - 1 else -1
             free += 1
-            el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, lev.lb, rec[slot] if slot >= 0 else lev.lb)
+            el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, bounds, rec[slot] if slot >= 0 else bounds)
             vl = majority_class(sc[SC_TOTL])[1] + lam_n
             if fl >= 0 and el + 2.0 * lam_n < vl:
                 vl = el + 2.0 * lam_n

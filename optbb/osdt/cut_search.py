@@ -95,7 +95,7 @@ class CutEngine:
     def _record_slots(self) -> int:
         """Slots of the depth-2 solver's records of the columns' stumps at evaluated positions: one per position of
         a column, at most :data:`RECORD_ENTRIES` values; positions past them are evaluated without records."""
-        return max(4, min(self.n + 2, RECORD_ENTRIES // (2 * self.m)))
+        return max(5, min(self.n + 3, RECORD_ENTRIES // (2 * self.m)))
 
     def _memo_entries(self) -> int:
         """Entries of the memo: none below depth 3 (nothing recurs), else about 8 per row and level, a power of two
@@ -116,10 +116,9 @@ class CutEngine:
         z = np.zeros
         self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
                             z((lv, n + 2, 4), np.int64), z((lv, n + 2, 4), np.float64),
-                            z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv, 1)), z(n, np.uint8),
+                            z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv + 1, 1)), z(n, np.uint8),
                             z(m, np.float64), z((lv, 2), np.uint64), z((2, n), np.int32),
-                            z((self._record_slots(), 2, m), np.float64), z((2, m), np.float64), z(m, np.float64),
-                            z(m, np.int64))
+                            z((self._record_slots(), 2, m), np.float64))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
         self._blocks_start()
