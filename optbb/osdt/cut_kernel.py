@@ -254,12 +254,15 @@ def write_stump(tree, pos, f, t):
 
 
 @njit(cache=True, inline="always")
-def push(ivi, ivv, tail, a, b, la, ra, lb, rb):
+def push(ivi, ivv, tail, a, b, la, ra, lb, rb, sa=-1, sb=-1):
     """Append an interval to the queue (a ring of ``N + 2`` slots: the pending intervals are disjoint, each around
-    at least one split, so at most ``N + 1`` are pending); returns the new tail."""
+    at least one split, so at most ``N + 1`` are pending), with the record slots of its ends (depth 2; -1: none);
+    returns the new tail."""
     sp = tail % ivi.shape[0]
     ivi[sp, 0] = a
     ivi[sp, 1] = b
+    ivi[sp, 2] = sa
+    ivi[sp, 3] = sb
     ivv[sp, 0] = la
     ivv[sp, 1] = ra
     ivv[sp, 2] = lb
@@ -386,8 +389,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     for f in order:
         nb = column_splits(data, ords, lv, n, f, bpos, cw)
         o, rf = ords[lv, f], R[f]
-        head, tail = 0, push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0) if nb > 0 else 0
-        ivi[0, 2], ivi[0, 3] = 0, 1
+        head, tail = 0, push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0, 0, 1) if nb > 0 else 0
         free = 2
         while head < tail:  # first in, first out: the positions spread over the column before they narrow
             sp = head % ivi.shape[0]
@@ -426,12 +428,8 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
                 tree[0, 0] = f
                 tree[1, 0] = rf[o[p - 1]]
                 write_stump(tree, write_stump(tree, 1, fl, tl), fr, tr)
-            tail = push(ivi, ivv, tail, a, mid, la, ra, vl, vr)
-            q = (tail - 1) % ivi.shape[0]
-            ivi[q, 2], ivi[q, 3] = sa, slot
-            tail = push(ivi, ivv, tail, mid, b, vl, vr, lb, rb)
-            q = (tail - 1) % ivi.shape[0]
-            ivi[q, 2], ivi[q, 3] = slot, sb
+            tail = push(ivi, ivv, tail, a, mid, la, ra, vl, vr, sa, slot)
+            tail = push(ivi, ivv, tail, mid, b, vl, vr, lb, rb, slot, sb)
     return best
 
 
