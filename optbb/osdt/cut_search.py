@@ -20,7 +20,7 @@ from ..common.bounds import objective_value
 from ..common.limits import InterruptGuard, Limits
 from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
-from ..preprocessing.cuts import CutMap, cut_threshold
+from ..preprocessing.cuts import CutMap, cut_threshold, sorted_columns
 from . import cut_kernel as K
 from .cut_memo import entry_bytes, new_memo, row_keys, subtree_end
 from .dp_search import fixed_point_weights
@@ -35,21 +35,28 @@ RECORD_ENTRIES = 1 << 21  # 16 MB of records of stumps (CutEngine._record_slots)
 
 class CutEngine:
     """The frames of :mod:`optbb.osdt.cut_kernel` over ranked columns (see :func:`solve_cuts` for the arguments;
-    ``values``: each column's distinct values, ascending, when already known)."""
+    ``values``: each column's distinct values, ascending, when already known; ``ranked``: with them, the ranks and
+    orders of ``X``'s rows as :func:`~optbb.preprocessing.cuts.sorted_columns` gives them, not sorted again)."""
 
     name = "osdt-cuts"
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_classes: int, lam: float,
                  max_depth: int | None, column_names: list[str], binary: list[bool], *,
-                 node_limit: int | None = None, memory_limit: int | None = None, values: list | None = None):
+                 node_limit: int | None = None, memory_limit: int | None = None, values: list | None = None,
+                 ranked: tuple[np.ndarray, np.ndarray] | None = None):
         self.X, self.y, self.w = X, y, w
         self.column_names, self.binary = [str(c) for c in column_names], [bool(b) for b in binary]
         self.n, self.m = X.shape
         self.k = int(n_classes)
         self.lam = float(lam)
         self.max_depth = None if max_depth is None else int(max_depth)
-        self.values = [np.unique(X[:, j]) for j in range(self.m)] if values is None else values
-        ranks, self._order = _ranks_and_orders(X, self.values)
+        if values is None:
+            self.values, ranks, self._order = sorted_columns(X)
+        elif ranked is not None and ranked[0].shape == (self.m, self.n) == ranked[1].shape:
+            self.values, (ranks, self._order) = values, ranked
+        else:
+            self.values = values
+            ranks, self._order = _ranks_and_orders(X, values)
         q = np.ones(self.n) if w is None else fixed_point_weights(w).astype(np.float64)
         self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n))
         self.total = float(q.sum())
@@ -363,17 +370,12 @@ class CutEngine:
 
 def _ranks_and_orders(X: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray]:
     """int32 (m, N) twice: the rank of each row's value in ``values[j]`` (the distinct values of column ``j``), and
-    the rows of each column by ascending value, ties by row (one stable sort per column: a binary search of each
-    value took longer)."""
-    n, m = X.shape
-    ranks, orders = np.empty((m, n), dtype=np.int32), np.empty((m, n), dtype=np.int32)
-    for j in range(m):
-        col = X[:, j]
-        order = np.argsort(col, kind="stable")
-        ordered = col[order]
-        ranks[j, order] = np.concatenate(([0], np.cumsum(ordered[1:] != ordered[:-1])))
-        orders[j] = order
-        if n and (len(values[j]) != ranks[j, order[-1]] + 1 or values[j][-1] != ordered[-1]):
+    the rows of each column by ascending value, ties by row (:func:`~optbb.preprocessing.cuts.sorted_columns`: one
+    stable sort per column, as a binary search of each value took longer).  A ValueError when ``values`` are not
+    the columns' distinct values."""
+    found, ranks, orders = sorted_columns(X)
+    for j, (mine, given) in enumerate(zip(found, values)):
+        if len(mine) and (len(given) != len(mine) or given[-1] != mine[-1]):
             raise ValueError(f"column {j}: the values given are not the column's distinct values")
     return ranks, orders
 
@@ -446,13 +448,14 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
                binary: list[bool], *, n_classes: int, sample_weight: np.ndarray | None = None,
                warm_start: str | None = "cart", time_limit: float | None = None, node_limit: int | None = None,
                memory_limit=None, verbose: int = 0, started: float | None = None,
-               values: list | None = None) -> SearchResult:
+               values: list | None = None, ranked: tuple[np.ndarray, np.ndarray] | None = None) -> SearchResult:
     """Optimal tree of depth <= ``max_depth`` (None: any, with ``regularization > 0``) over every threshold of the
     raw columns ``X`` (float64, finite, named
     ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
     :func:`~optbb.preprocessing.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
     holds class indices ``0 .. n_classes - 1``.  ``values``: each column's distinct values on the rows of positive
-    weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known.  ``warm_start="cart"``:
+    weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known, and ``ranked`` with them:
+    its ``(ranks, orders)`` of those rows (ignored unless their shape fits).  ``warm_start="cart"``:
     at depth 3 or more, the first incumbent is the better of the pruned CART tree and the depth-2 blocks tree
     (:meth:`CutEngine._blocks_start`); None: the root leaf.  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`)."""
@@ -461,7 +464,8 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
     limits = Limits(time_limit, node_limit, memory_limit)
     with InterruptGuard() as guard:
         engine = CutEngine(X, y, w, n_classes, regularization, max_depth, column_names, binary,
-                           node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=values)
+                           node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=values,
+                           ranked=ranked)
         engine.blocks_start = warm_start == "cart"
         # at depth <= 2 the depth-2 solver is the whole search, and a CART tree would cost it more than it prunes
         if (warm_start == "cart" and engine.depth >= 3 and len(np.unique(y)) >= 2

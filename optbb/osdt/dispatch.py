@@ -222,7 +222,8 @@ def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_
     return solve_cuts(X, y, lam, max_depth, list(column_names), columns.binary, n_classes=k,
                       sample_weight=sample_weight, warm_start=warm_start, time_limit=time_limit,
                       node_limit=node_limit, memory_limit=memory_limit, verbose=verbose, started=started,
-                      values=columns.values)
+                      values=columns.values,
+                      ranked=None if columns.ranks is None else (columns.ranks, columns.orders))
 
 
 def _without_pair_table(memory_limit, data: BinaryDataset, max_depth, labels):

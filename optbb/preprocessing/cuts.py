@@ -126,10 +126,13 @@ class CutMap:
 class ColumnValues:
     """What the cuts of numeric columns are made of, computed once per fit: ``values[j]`` the distinct values of
     column ``j`` on the rows of positive weight (ascending), ``binary[j]`` whether the column holds only 0 and 1
-    (on every row, as :func:`is_binary_column`)."""
+    (on every row, as :func:`is_binary_column`).  ``ranks`` and ``orders``: those rows (numbered among themselves)
+    as :func:`sorted_columns` ranks and orders them, found by the same sort."""
 
     values: list
     binary: list
+    ranks: np.ndarray | None = field(default=None, repr=False, compare=False)
+    orders: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 def column_values(X, sample_weight=None) -> ColumnValues:
@@ -138,13 +141,48 @@ def column_values(X, sample_weight=None) -> ColumnValues:
     keep = None if sample_weight is None else np.asarray(sample_weight) > 0
     if keep is not None and keep.all():
         keep = None
-    values, binary = [], []
-    for j in range(X.shape[1]):
-        x = X[:, j]
-        v = np.unique(x if keep is None else x[keep])
-        values.append(v)
-        binary.append(is_binary_column(v) and (keep is None or is_binary_column(x[~keep])))
-    return ColumnValues(values, binary)
+    values, ranks, orders = sorted_columns(X if keep is None else X[keep])
+    binary = [len(v) <= 2 and is_binary_column(v) and (keep is None or is_binary_column(X[~keep, j]))
+              for j, v in enumerate(values)]
+    return ColumnValues(values, binary, ranks, orders)
+
+
+_RADIX_SPAN = 1 << 16  # integer columns spanning fewer values than this sort by radix (numpy's stable 16-bit sort)
+
+
+def sorted_columns(X: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
+    """``(values, ranks, orders)`` of ``X`` (float64, finite, rows x columns) from one stable sort per column:
+    ``values[j]`` the distinct values of column ``j`` ascending, and int32 ``(m, N)`` arrays: ``ranks[j, i]`` the
+    index of row ``i``'s value in ``values[j]``, ``orders[j]`` the rows by ascending value, ties by row."""
+    Xt = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
+    m, n = Xt.shape
+    orders = _stable_orders(Xt)
+    ordered = np.take_along_axis(Xt, orders, axis=1)
+    first = np.ones((m, n), dtype=bool)  # the first row of each run of equal values
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=first[:, 1:])
+    rank = np.zeros((m, n), dtype=np.int32)
+    np.cumsum(first[:, 1:], axis=1, out=rank[:, 1:])
+    ranks = np.empty_like(rank)
+    np.put_along_axis(ranks, orders, rank, axis=1)
+    return [ordered[j, first[j]] for j in range(m)], ranks, orders
+
+
+def _stable_orders(Xt: np.ndarray) -> np.ndarray:
+    """int32 ``(m, N)``: each row of ``Xt`` (a column of the data) argsorted stably.  Integer-valued columns spanning
+    fewer than :data:`_RADIX_SPAN` values sort as uint16 offsets from their least value (exact, the same order):
+    numpy sorts those by radix, several times faster than its merge sort of doubles on many rows."""
+    if Xt.shape[1] == 0:
+        return np.empty(Xt.shape, dtype=np.int32)
+    lo, hi = Xt.min(axis=1), Xt.max(axis=1)
+    small = (hi - lo < _RADIX_SPAN) & (np.abs(lo) < 2.0 ** 52) & np.all(Xt == np.floor(Xt), axis=1)
+    if not small.any():
+        return np.argsort(Xt, axis=1, kind="stable").astype(np.int32)
+    if small.all():
+        return np.argsort((Xt - lo[:, None]).astype(np.uint16), axis=1, kind="stable").astype(np.int32)
+    orders = np.empty(Xt.shape, dtype=np.int32)
+    orders[small] = np.argsort((Xt[small] - lo[small, None]).astype(np.uint16), axis=1, kind="stable")
+    orders[~small] = np.argsort(Xt[~small], axis=1, kind="stable")
+    return orders
 
 
 def count_cuts(X, sample_weight=None, *, columns: ColumnValues | None = None) -> int:
