@@ -163,7 +163,7 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
     if frame is None:
         if trace.last_lower_bound() != lower:
             trace.record(total, objective, lower, engine.queue_size(), engine.nodes())
-        frame = trace.frame()
+        frame = trace  # the result makes the frame when it is first read
     counters = {**counters, **common_counters(
         nodes=engine.nodes(), improvements=engine.improvements(), total_time=total, time_to_optimum=time_to_optimum,
         memory_bytes=max(peak, engine.memory_bytes()), kernel_load_time=loading)}

@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from .trace import COLUMNS, TraceRecorder
+
 
 class Status(enum.Enum):
     """How a search ended.  Only ``OPTIMAL`` certifies the model."""
@@ -46,7 +48,8 @@ class SearchResult:
     objective when ``status`` is OPTIMAL), ``gap = objective - lower_bound``.  ``counters`` holds numbers: the
     :data:`COMMON_COUNTERS` of every search (nodes, improvements, total time, time to optimum, peak memory, kernel
     loading time) and the solver's own (lower-bound evaluations, queue insertions, cache size, ...); ``trace`` has
-    one row per progress sample: time, objective, lower bound, queue size.  ``series`` holds a solver's
+    one row per progress sample: time, objective, lower bound, queue size (given as the search's
+    :class:`~optbb.common.trace.TraceRecorder`, the frame is made when first read).  ``series`` holds a solver's
     per-iteration or per-sample series, name -> numpy array whose first axis is the iteration or sample (1-D, or
     2-D for a vector per iteration, e.g. FRL's ``candidates_per_level``); empty for solvers that keep none.
     """
@@ -81,12 +84,25 @@ class SearchResult:
         return f"SearchResult({self.summary()})"
 
 
+def _read_trace(self: SearchResult) -> pd.DataFrame:
+    trace = self._trace
+    if isinstance(trace, TraceRecorder):  # most fits never read their trace, and a DataFrame costs 0.3 ms
+        trace = self._trace = trace.frame()
+    return trace
+
+
+def _write_trace(self: SearchResult, trace) -> None:
+    self._trace = trace
+
+
+# the field ``trace`` read through a property (set after the class: a property in its body would be the default)
+SearchResult.trace = property(_read_trace, _write_trace, doc="The trace frame (see :class:`SearchResult`).")
+
+
 def unsearched_result(model: Any, objective: float, lower_bound: float, status: Status, elapsed: float,
                       counters: dict) -> SearchResult:
     """The result when no search ran (a limit ended the mining first): ``model`` with its real objective, one trace
     row, the solver's ``counters`` and the common ones (no node, no memory, found at once)."""
-    from .trace import COLUMNS
-
     trace = pd.DataFrame([(float(elapsed), float(objective), float(lower_bound), 0, 0)], columns=COLUMNS)
     counters = {**counters, **common_counters(nodes=0, improvements=0, total_time=elapsed, time_to_optimum=0.0,
                                               memory_bytes=0, kernel_load_time=0.0)}
