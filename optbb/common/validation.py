@@ -81,6 +81,17 @@ LIMIT_CONSTRAINTS: dict[str, list] = {
 FEATURE_NAMES_CONSTRAINT = {"feature_names": ["array-like", None]}
 
 
+class ParamNamesMixin:
+    """scikit-learn's ``get_params`` (hence ``_validate_params``, ``clone``, ``set_params``) with the parameter names
+    read from ``__init__``'s signature once per class instead of at every call (0.1 ms a fit)."""
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        if "_param_names" not in cls.__dict__:  # a subclass reads its own signature
+            cls._param_names = tuple(super()._get_param_names())
+        return list(cls._param_names)
+
+
 def check_params(constraints: dict, params: dict, caller: str) -> None:
     """Check ``params`` against scikit-learn style ``constraints`` (the one way optbb checks parameters).
 
@@ -190,14 +201,12 @@ def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool 
     names = feature_names_of(X)
     if numeric:
         _refuse_categories(X)
-    X_checked = validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False,
-                              ensure_min_samples=1, ensure_min_features=1, ensure_all_finite=not numeric)
+    X_checked = _checked_matrix(X, estimator, numeric)
     if numeric:
         _refuse_non_finite(X_checked, names)
-    y_type = type_of_target(y_arr, input_name="y", raise_unknown=True)
+    classes, y_enc, y_type = _encoded_labels(y_arr)
     if y_type in ("continuous", "continuous-multioutput", "multilabel-indicator", "multiclass-multioutput"):
         raise ValueError(f"Unknown label type: {y_type}; a classifier needs two class labels")
-    classes, y_enc = np.unique(y_arr, return_inverse=True)
     if len(classes) == 1:
         raise ValueError(f"y has a single class ({classes[0]!r}): one class is not enough, a classifier needs two")
     if len(classes) > 2 and not multiclass:
@@ -227,6 +236,52 @@ def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool 
     if names is not None and len(set(names)) != len(names):  # the default names x0, x1, ... are distinct
         raise ValueError("duplicate feature names")
     return X01, y01, classes, names, w
+
+
+def _checked_matrix(X, estimator, numeric: bool):
+    """``X`` as scikit-learn's ``validate_data`` checks it for a fit (numbers, 2-D, not empty, finite unless
+    ``numeric``), with ``n_features_in_`` and ``feature_names_in_`` set on ``estimator``.  A plain numpy matrix of
+    numbers that passes those checks has the same outcome without them (they look for dataframes of several
+    libraries first: 0.25 ms a fit); anything else, or an error, goes through scikit-learn's checks and messages."""
+    if (type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "biuf" and X.shape[0] >= 1 and X.shape[1] >= 1
+            and (numeric or X.dtype.kind != "f" or np.isfinite(X).all())):
+        if hasattr(estimator, "feature_names_in_"):  # a fit on data without names forgets the former ones
+            delattr(estimator, "feature_names_in_")
+        estimator.n_features_in_ = X.shape[1]
+        return X
+    return validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False,
+                         ensure_min_samples=1, ensure_min_features=1, ensure_all_finite=not numeric)
+
+
+def _encoded_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
+    """``(classes, codes, label type)`` of the 1-D labels ``y`` (checked by :func:`_target_array`): the sorted
+    classes, each label's index among them, and scikit-learn's ``type_of_target``.  The type of numbers is worked
+    out here from the classes (``type_of_target`` checks its input again: 0.35 ms a fit); anything else is asked
+    of scikit-learn first, whose errors come before any other."""
+    if y.size and y.dtype.kind in "biuf":
+        classes, codes = _unique_labels(y)
+        if y.dtype.kind == "f" and np.any(y != y.astype(np.int64).astype(y.dtype)):
+            return classes, codes, "continuous"
+        return classes, codes, "multiclass" if len(classes) > 2 else "binary"
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    classes, codes = np.unique(y, return_inverse=True)
+    return classes, codes, y_type
+
+
+def _unique_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)`` of 1-D numbers ``y``; integers within a span of ``2 len(y) + 256``
+    are counted instead of sorted (the sort took 4 ms on 32,561 labels)."""
+    if y.dtype.kind not in "biu":
+        return np.unique(y, return_inverse=True)
+    lo, hi = y.min(), y.max()
+    if int(hi) - int(lo) > 2 * y.size + 256:
+        return np.unique(y, return_inverse=True)
+    wide = y.astype(np.uint64 if y.dtype.kind == "u" else np.int64)  # no wrap-around in the offsets
+    base = wide.dtype.type(lo)
+    offsets = (wide - base).astype(np.intp)
+    present = np.bincount(offsets) > 0
+    classes = (base + np.flatnonzero(present).astype(wide.dtype)).astype(y.dtype)
+    return classes, (np.cumsum(present) - 1)[offsets]
 
 
 def expand_weights(X01: np.ndarray, y01: np.ndarray, w: np.ndarray | None, name: str):

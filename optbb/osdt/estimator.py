@@ -12,15 +12,15 @@ from sklearn.utils.validation import check_is_fitted
 from ..common.data import BinaryDataset
 from ..common.proba import LogOddsDecisionMixin
 from ..common.rashomon import RashomonSet
-from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
-                                 display_names, validate_fit_input, validate_predict_input)
+from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, ParamNamesMixin, MultiClassTagsMixin,
+                                 Number, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
 from ..preprocessing.cuts import CutDataset, all_cuts, column_values, count_cuts
 from .dispatch import OPTION_CONSTRAINTS, choose_search, on_sorted_orders, solve, solve_columns
 from .rashomon_set import rashomon_set as tree_rashomon_set
 
 
-class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
+class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstimator):
     """Optimal sparse decision tree on binary or numeric features.
 
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
