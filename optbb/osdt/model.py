@@ -80,7 +80,7 @@ class Tree(JsonForm):
         on raw rows.  Its text, dict and JSON name the columns and thresholds."""
         used = sorted(self.features_used(), key=lambda f: (cuts.columns[f], cuts.thresholds[f] or 0.0))
         new = {f: i for i, f in enumerate(used)}
-        kept = cuts.select(used)
+        kept = cuts if used == list(range(cuts.n_features)) else cuts.select(used)  # a CutMap is immutable
         order: list[int] = []  # leaves in the order the dict lists them (the true branch first), as from_dict reads
         shape = _renumber(self._root, new, order)
         leaves = [tuple(sorted((new[f], v) for f, v in self.leaves[k])) for k in order]

@@ -16,12 +16,12 @@ def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int, weights: np
         hit = np.ones(X.shape[0], dtype=bool)
         for f, v in leaf:
             hit &= X[:, f] == v
-        cnt = np.bincount(y[hit], weights=None if weights is None else weights[hit], minlength=n_classes)
+        labels = y[hit]
+        cnt = np.bincount(labels, weights=None if weights is None else weights[hit], minlength=n_classes)
         lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
-        n = int(hit.sum())
         wrong = cnt.sum() - cnt[lab]
         counts = [int(c) if float(c).is_integer() else float(c) for c in cnt]  # the form JSON reads back
-        out.append((lab, n, int(np.count_nonzero(y[hit] != lab)), counts,
+        out.append((lab, int(labels.size), int(np.count_nonzero(labels != lab)), counts,
                     int(wrong) if weights is None else float(wrong)))
     return out
 
