@@ -341,6 +341,29 @@ def test_positions_past_the_records_are_searched_as_well(monkeypatch, depth):
     assert small.status.name == full.status.name == "OPTIMAL" and small.objective == full.objective
 
 
+
+@pytest.mark.parametrize("depth, classes, weighted", [(2, 2, False), (3, 2, False), (2, 3, True), (3, 3, True)])
+def test_columns_swept_by_value_or_on_their_order_give_the_same_tree(monkeypatch, depth, classes, weighted):
+    """The depth-2 solver sweeps a column whose values span few ranks from its class weights by value, any other on
+    its order; both find the first of the least stumps, so with no room for the class weights by value (every
+    column swept on its order) the search and its tree are the same."""
+    from optbb.osdt import cut_search
+    rng = np.random.default_rng(7)
+    n = 600
+    X = np.column_stack([rng.integers(0, 5, n), rng.integers(0, 40, n), rng.normal(size=n),
+                         rng.integers(0, 300, n)]).astype(float)
+    y = (((X[:, 0] > 2) ^ (X[:, 2] > 0.3)) | (rng.random(n) < 0.2)).astype(int)
+    if classes == 3:
+        y = y + (X[:, 1] > 30)
+    w = rng.integers(1, 4, n).astype(float) if weighted else None
+    by_value = OSDTClassifier(regularization=0, max_depth=depth).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(cut_search, "HIST_BINS", 1)
+    on_order = OSDTClassifier(regularization=0, max_depth=depth).fit(X, y, sample_weight=w)
+    assert by_value.result_.status.name == on_order.result_.status.name == "OPTIMAL"
+    assert by_value.result_.objective == on_order.result_.objective
+    assert by_value.tree_.to_dict() == on_order.tree_.to_dict()
+    assert by_value.result_.counters["splits_evaluated"] == on_order.result_.counters["splits_evaluated"]
+
 def hard_numeric_problem(n=400, m=5, seed=3):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, m)).round(2)

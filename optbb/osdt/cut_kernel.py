@@ -48,6 +48,8 @@ import numpy as np
 from ..common.bounds import majority_class
 from ..common.jit import njit
 from .cut_memo import copy_subtree, memo_find, memo_store
+from .cut_stumps import (SC_TOT, SC_TOTL, SC_TOTR, class_totals, gather_rows, mark_rows, mark_split, order_by,
+                         side_stumps)
 
 # ``R`` int32 (m, N): the rank of each row's value per column; ``y`` int64 class indices; ``w`` float64 integer
 # weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.cut_memo`).
@@ -61,8 +63,11 @@ Data = namedtuple("Data", "R y w keys")
 # (levels, 2) the sums of the keys of each level's rows; ``buf`` int32 (2, N) a column's rows of each side; ``rec``
 # float64 (slots, 2, m) the depth-2 solver's records of each column's best stump on each side at evaluated positions
 # (``ivi[level, i, 2:4]`` the slots of an interval's ends, -1: none; the last slot holds the bounds at the position
-# being evaluated); ``order`` has one row more than the levels, the order of the columns swept there.
-Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec")
+# being evaluated); ``order`` has one row more than the levels, the order of the columns swept there; ``ords`` has
+# one column more than the data, the rows of each level by index; ``hist`` float64 (bins, 2K) class weights of a
+# column's values on each side, ``loc`` int32 (m + 2, N) and ``lw`` float64 (N,) the rows of the depth-2 solver's
+# node in index order: their ranks by column, classes, ``side * K + class``, weights (:mod:`optbb.osdt.cut_stumps`).
+Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec hist loc lw")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
 Frames = namedtuple("Frames", "fi fv")
 FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST, FI_HEAD, FI_FOUND = range(12)
@@ -75,169 +80,6 @@ BEST, FIRST = 0, 1
 S_TOP, S_NODES, S_DEPTH2, S_IMPNODES, S_HITS = range(5)
 N_ST = 5
 RUNNING, DONE, NODE_LIMIT = 0, 1, 2
-# rows of the float64 scratch ``sc`` (6, K): class weights
-SC_TOTL, SC_TOTR, SC_CNTL, SC_CNTR, SC_TOT = range(5)
-N_SC = 6
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# counting and stumps
-# ----------------------------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def class_totals(o, n, y, w, tot):
-    """Class weights of the rows ``o[:n]`` into ``tot``."""
-    tot[:] = 0.0
-    for i in range(n):
-        r = o[i]
-        tot[y[r]] += w[r]
-
-
-@njit(cache=True)
-def order_by(order, keys):
-    """``order`` = the indices of ``keys`` by increasing key, ties by index (a stable argsort), in place: a
-    heapsort, where ``np.argsort`` would compile Numba's quicksort and its shape checks."""
-    m = order.shape[0]
-    for j in range(m):
-        order[j] = j
-    for top in range(m // 2 - 1, -1, -1):
-        _sift(order, keys, top, m)
-    for end in range(m - 1, 0, -1):
-        order[0], order[end] = order[end], order[0]
-        _sift(order, keys, 0, end)
-
-
-@njit(cache=True, inline="always")
-def _sift(order, keys, j, end):
-    """Sift ``order[j]`` down the max-heap ``order[:end]`` keyed by ``(keys[i], i)``."""
-    while 2 * j + 1 < end:
-        c = 2 * j + 1
-        if c + 1 < end and _before(keys, order[c], order[c + 1]):
-            c += 1
-        if not _before(keys, order[j], order[c]):
-            return
-        order[j], order[c] = order[c], order[j]
-        j = c
-
-
-@njit(cache=True, inline="always")
-def _before(keys, a, b):
-    """Index ``a`` comes before index ``b``: a smaller key, or the same key and a smaller index."""
-    return keys[a] < keys[b] or (keys[a] == keys[b] and a < b)
-
-
-@njit(cache=True)
-def side_stumps(data, lev, lv, n, sc, lb, rec):
-    """The best stump of each side of a marked split of the ``n`` rows of level ``lv`` (``lev.side[r]`` 1: left),
-    the sides' class weights in ``sc[SC_TOTL]``, ``sc[SC_TOTR]``: ``(errors, column, rank)`` left then right, column
-    -1 when a side has no split better than none.
-
-    ``lb[s, g]``: a lower bound of ``s_g``, the least errors of a stump on column ``g`` or of a leaf, on side ``s``
-    (0: left); a column whose bound is no better than the best stump found is not swept (the columns are swept by
-    increasing bound).  A swept column's best stump is found exactly (its sweep skips positions against its own
-    best, not the best of all columns, so that the record is exact: measured faster overall, as the records then
-    prune more columns and positions), and ``rec[s, g]`` receives ``s_g``, or the bound when the column was not
-    swept.  Each column's order is first cut into its two sides' orders without a branch (a branch on a row's side
-    is mispredicted half the time), then each side is swept by :func:`side_sweep`; ``lev.colbest[f]`` receives the
-    left side's best stump on column ``f`` (an order for the columns to come)."""
-    R, ords, side, colbest = data.R, lev.ords, lev.side, lev.colbest
-    totl, totr, cntl, cntr = sc[SC_TOTL], sc[SC_TOTR], sc[SC_CNTL], sc[SC_CNTR]
-    wl, wr = totl.sum(), totr.sum()
-    leafl, leafr = majority_class(totl)[1], majority_class(totr)[1]
-    el, fl, tl, er, fr, tr = np.inf, -1, -1, np.inf, -1, -1
-    left, right, corder = lev.buf[0], lev.buf[1], lev.order[lev.order.shape[0] - 1]
-    for g in range(R.shape[0]):
-        colbest[g] = lb[0, g] + lb[1, g]
-    order_by(corder, colbest)
-    colbest[:] = np.inf
-    for f in corder:
-        rec[0, f] = lb[0, f]
-        rec[1, f] = lb[1, f]
-        needl = wl > 0.0 and el > 0.0 and lb[0, f] < el
-        needr = wr > 0.0 and er > 0.0 and lb[1, f] < er
-        if not (needl or needr):
-            continue
-        o, rf = ords[lv, f], R[f]
-        kl, kr = 0, 0
-        for i in range(n):
-            r = o[i]
-            s = side[r]
-            left[kl] = r
-            right[kr] = r
-            kl += s
-            kr += 1 - s
-        if needl:
-            e, t = side_sweep(left, kl, rf, data.y, data.w, totl, wl, cntl)
-            colbest[f] = e
-            if t >= 0 and e < el:
-                el, fl, tl = e, f, t
-            rec[0, f] = max(lb[0, f], min(e, leafl))
-        if needr:
-            e, t = side_sweep(right, kr, rf, data.y, data.w, totr, wr, cntr)
-            if t >= 0 and e < er:
-                er, fr, tr = e, f, t
-            rec[1, f] = max(lb[1, f], min(e, leafr))
-    return el, fl, tl, er, fr, tr
-
-
-@njit(cache=True)
-def side_sweep(rows, k, rf, y, w, tot, wt, cnt):
-    """The best stump of the rows ``rows[:k]`` (in ascending order of ``rf``, class weights ``tot``, total ``wt``):
-    ``(errors, rank)``, ``(inf, -1)`` when the column has one value there.
-
-    A row moved into a stump's left leaf lowers its errors by at most its weight (the left leaf's largest class
-    grows by at most that, the right leaf's does not grow), so after a position with errors ``e`` above the best
-    ``b`` the next ``e - b`` of weight cannot give a better stump and is not evaluated (ConTree's skip), and the
-    sweep ends when less than that is left, or when the right leaf has no errors (moving rows left can then only
-    add errors).  Two classes of unit weight, the common case, count in integers (no chain of float additions)."""
-    if tot.shape[0] == 2 and wt == k:
-        return _sweep_two_unit(rows, k, rf, y, tot)
-    cnt[:] = 0.0
-    a, last, need = 0.0, -1, -1.0  # need: the weight past which a better stump is possible
-    best, t = np.inf, -1
-    for i in range(k):
-        r = rows[i]
-        v = rf[r]
-        if v != last and last >= 0 and a > need:
-            m1, m0 = 0.0, 0.0
-            for c in range(cnt.shape[0]):
-                m1 = max(m1, cnt[c])
-                m0 = max(m0, tot[c] - cnt[c])
-            e_right = (wt - a) - m0
-            e = (a - m1) + e_right
-            if e < best:
-                best, t = e, last
-            if wt - a <= e - best or e_right <= 0.0:
-                break
-            need = a + (e - best)
-        cnt[y[r]] += w[r]
-        a += w[r]
-        last = v
-    return best, t
-
-
-@njit(cache=True)
-def _sweep_two_unit(rows, k, rf, y, tot):
-    """:func:`side_sweep` for two classes and weights all 1: row ``i`` is preceded by ``i`` rows."""
-    c1, last, need = 0, -1, -1.0
-    best, t = np.inf, -1
-    for i in range(k):
-        r = rows[i]
-        v = rf[r]
-        if v != last and last >= 0 and i > need:
-            a, n1 = float(i), float(c1)
-            n0 = a - n1
-            e_right = (k - a) - max(tot[0] - n0, tot[1] - n1)
-            e = (a - max(n0, n1)) + e_right
-            if e < best:
-                best, t = e, last
-            if k - a <= e - best or e_right <= 0.0:
-                break
-            need = a + (e - best)
-        c1 += y[r]
-        last = v
-    return best, t
 
 
 @njit(cache=True)
@@ -324,22 +166,6 @@ def column_splits(data, ords, lv, n, f, bpos, cw):
     return nb
 
 
-@njit(cache=True)
-def mark_split(data, o, n, p, side, tot, totl, totr):
-    """Mark the first ``p`` rows of order ``o`` left (1) and the rest right (0); class weights of each side."""
-    y, w = data.y, data.w
-    totl[:] = 0.0
-    for i in range(n):
-        r = o[i]
-        if i < p:
-            side[r] = 1
-            totl[y[r]] += w[r]
-        else:
-            side[r] = 0
-    for c in range(tot.shape[0]):
-        totr[c] = tot[c] - totl[c]
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # depth <= 2
 # ----------------------------------------------------------------------------------------------------------------
@@ -366,13 +192,17 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     # the stump of S: every row on the left
     for i in range(n):
         side[ords[lv, 0, i]] = 1
+    gathered = gather_rows(data, lev, lv, n)
+    if gathered:
+        for i in range(n):
+            lev.loc[R.shape[0] + 1, i] = lev.loc[R.shape[0], i] + tot.shape[0]
     for c in range(tot.shape[0]):
         sc[SC_TOTL, c] = tot[c]
         sc[SC_TOTR, c] = 0.0
     rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
     bounds = rec[rec.shape[0] - 1]  # the last slot: the bounds at the position being evaluated
     rec[0, :, :] = 0.0
-    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1])
+    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], n, -1, 0, gathered)
     for g in range(rec.shape[2]):  # a loop: an array assignment would compile Numba's shape-check messages
         rec[0, 1, g] = rec[1, 0, g]
     order = lev.order[lv]
@@ -407,12 +237,16 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             la, ra, lb, rb = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
             mid = (lo + hi) // 2
             p = bpos[mid]
-            mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
+            if gathered:  # the sides of lev.side are marked when a column needs them (side_stumps)
+                mark_rows(lev.loc, lev.lw, f, rf[o[p - 1]], n, tot, sc[SC_TOTL], sc[SC_TOTR])
+            else:
+                mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
             column_bounds(rec, sa, sb, cw[p] - cw[0 if a < 0 else bpos[a]],
                           cw[n if b >= nb else bpos[b]] - cw[p], bounds)
             slot = free if free < rec.shape[0] - 1 else -1
             free += 1
-            el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, bounds, rec[slot] if slot >= 0 else bounds)
+            el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, bounds, rec[slot] if slot >= 0 else bounds,
+                                                 p, f if gathered else -1, p, gathered)
             vl = majority_class(sc[SC_TOTL])[1] + lam_n
             if fl >= 0 and el + 2.0 * lam_n < vl:
                 vl = el + 2.0 * lam_n

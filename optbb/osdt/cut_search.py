@@ -22,6 +22,7 @@ from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
 from ..preprocessing.cuts import CutMap, cut_threshold, sorted_columns
 from . import cut_kernel as K
+from .cut_stumps import HIST_BINS, N_SC
 from .cut_memo import entry_bytes, new_memo, row_keys, subtree_end
 from .dp_search import fixed_point_weights
 from .initial_tree import cart_affordable
@@ -68,7 +69,7 @@ class CutEngine:
         self.lev = self.fr = self.memo = None
         self.st = np.zeros(K.N_ST, dtype=np.int64)
         self.st[K.S_TOP] = -1
-        self.sc = np.zeros((K.N_SC, self.k), dtype=np.float64)
+        self.sc = np.zeros((N_SC, self.k), dtype=np.float64)
         self.done = False
         self._best_lb = 0.0
         self.blocks_start = True  # see :meth:`_blocks_start`
@@ -96,13 +97,18 @@ class CutEngine:
         """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames)."""
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         memo = self._memo_entries() * entry_bytes(t)
-        return (lv * (4 * m * n + 80 * n + 32 * t) + self.data.R.nbytes + 40 * n + memo
-                + 16 * m * self._record_slots())
+        return (lv * (4 * (m + 1) * n + 80 * n + 32 * t) + self.data.R.nbytes + 40 * n + memo
+                + 16 * m * self._record_slots() + 16 * self.k * self._hist_bins() + 4 * (m + 2) * n + 8 * n)
 
     def _record_slots(self) -> int:
         """Slots of the depth-2 solver's records of the columns' stumps at evaluated positions: one per position of
         a column, at most :data:`RECORD_ENTRIES` values; positions past them are evaluated without records."""
         return max(5, min(self.n + 3, RECORD_ENTRIES // (2 * self.m)))
+
+    def _hist_bins(self) -> int:
+        """Bins of the depth-2 solver's class weights by value (:func:`~optbb.osdt.cut_stumps.hist_stumps`): the
+        most distinct values of a column, at most :data:`~optbb.osdt.cut_stumps.HIST_BINS`."""
+        return max(1, min(HIST_BINS, max((len(v) for v in self.values), default=1)))
 
     def _memo_entries(self) -> int:
         """Entries of the memo: none below depth 3 (nothing recurs), else about 8 per row and level, a power of two
@@ -118,14 +124,16 @@ class CutEngine:
             return Status.MEMORY_LIMIT
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         order = self._order
-        ords = np.zeros((lv, m, n), dtype=np.int32)
-        ords[0] = order
+        ords = np.zeros((lv, m + 1, n), dtype=np.int32)
+        ords[0, :m] = order
+        ords[0, m] = np.arange(n, dtype=np.int32)
         z = np.zeros
         self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
                             z((lv, n + 2, 4), np.int64), z((lv, n + 2, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv + 1, 1)), z(n, np.uint8),
                             z(m, np.float64), z((lv, 2), np.uint64), z((2, n), np.int32),
-                            z((self._record_slots(), 2, m), np.float64))
+                            z((self._record_slots(), 2, m), np.float64), z((self._hist_bins(), 2 * self.k), np.float64),
+                            z((m + 2, n), np.int32), z(n, np.float64))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
         self._blocks_start()
