@@ -177,7 +177,9 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
 
     Returns its cost, the tree written to ``lev.trees[lv, BEST]``, or ``ub`` when no tree costs less (a lower
     bound of the optimum).  Depth 2: every root position of every column under the interval bounds (module
-    docstring), each evaluated by :func:`side_stumps`."""
+    docstring), each evaluated by :func:`side_stumps`, each side's stumps capped at what could still beat the best
+    tree with the other side at its bound (a side above its cap gets a lower bound, which the intervals take as
+    well as an exact cost)."""
     R, y, w = data.R, data.y, data.w
     n, ords, side, tree = lev.nrows[lv], lev.ords, lev.side, lev.trees[lv, BEST]
     tot = sc[SC_TOT]
@@ -202,7 +204,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
     bounds = rec[rec.shape[0] - 1]  # the last slot: the bounds at the position being evaluated
     rec[0, :, :] = 0.0
-    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], n, -1, 0, gathered)
+    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], n, -1, 0, gathered, np.inf, np.inf)
     for g in range(rec.shape[2]):  # a loop: an array assignment would compile Numba's shape-check messages
         rec[0, 1, g] = rec[1, 0, g]
     order = lev.order[lv]
@@ -245,19 +247,12 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
                           cw[n if b >= nb else bpos[b]] - cw[p], bounds)
             slot = free if free < rec.shape[0] - 1 else -1
             free += 1
+            capl, capr = best - lo_r - 2.0 * lam_n, best - lo_l - 2.0 * lam_n
             el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, bounds, rec[slot] if slot >= 0 else bounds,
-                                                 p, f if gathered else -1, p, gathered)
-            vl = majority_class(sc[SC_TOTL])[1] + lam_n
-            if fl >= 0 and el + 2.0 * lam_n < vl:
-                vl = el + 2.0 * lam_n
-            else:
-                fl = -1
-            vr = majority_class(sc[SC_TOTR])[1] + lam_n
-            if fr >= 0 and er + 2.0 * lam_n < vr:
-                vr = er + 2.0 * lam_n
-            else:
-                fr = -1
-            if vl + vr < best:
+                                                 p, f if gathered else -1, p, gathered, capl, capr)
+            vl, xl, fl = side_value(majority_class(sc[SC_TOTL])[1], el, fl, capl, lo_l, lam_n)
+            vr, xr, fr = side_value(majority_class(sc[SC_TOTR])[1], er, fr, capr, lo_r, lam_n)
+            if xl and xr and vl + vr < best:
                 best = vl + vr
                 tree[0, 0] = f
                 tree[1, 0] = rf[o[p - 1]]
@@ -265,6 +260,19 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             tail = push(ivi, ivv, tail, a, mid, la, ra, vl, vr, sa, slot)
             tail = push(ivi, ivv, tail, mid, b, vl, vr, lb, rb, slot, sb)
     return best
+
+
+@njit(cache=True, inline="always")
+def side_value(leaf, e, f, cap, lo, lam_n):
+    """A side's cost, whether it is exact, and its stump's column (-1: a leaf): the stump found when below ``cap``
+    and better than a leaf, else the leaf when no stump can beat it (every stump errs at least ``cap``), else a lower
+    bound."""
+    v = leaf + lam_n
+    if f >= 0 and e < cap and e + 2.0 * lam_n < v:
+        return e + 2.0 * lam_n, True, f
+    if v <= cap + 2.0 * lam_n or (f >= 0 and e < cap):
+        return v, True, -1
+    return max(lo, cap + 2.0 * lam_n), False, -1
 
 
 @njit(cache=True)

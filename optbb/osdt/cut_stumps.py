@@ -64,22 +64,24 @@ def _before(keys, a, b):
 
 
 @njit(cache=True)
-def side_stumps(data, lev, lv, n, sc, lb, rec, nl, fo, p, gathered):
+def side_stumps(data, lev, lv, n, sc, lb, rec, nl, fo, p, gathered, capl, capr):
     """The best stump of each side of a split of the ``n`` rows of level ``lv``, ``nl`` of them left, the sides'
     class weights in ``sc[SC_TOTL]``, ``sc[SC_TOTR]``: ``(errors, column, rank)`` left then right, column -1 when a
     side has no split better than none.  The split: the first ``p`` rows of column ``fo``'s order go left, or, with
     ``fo`` -1, as marked in ``lev.side`` (1: left); ``gathered``: the rows are gathered and marked in ``lev.loc``
-    (:func:`gather_rows`, :func:`mark_rows`).
+    (:func:`gather_rows`, :func:`mark_rows`).  ``capl``, ``capr``: a stump on a side matters only below its cap
+    (ConTree's upper bound: the split cannot beat the best tree otherwise), so no stump found there means every
+    stump errs at least the cap.
 
     ``lb[s, g]``: a lower bound of ``s_g``, the least errors of a stump on column ``g`` or of a leaf, on side ``s``
-    (0: left); a column whose bound is no better than the best stump found is not swept (the columns are swept by
-    increasing bound).  A swept column's best stump is found exactly (its sweep skips positions against its own
-    best, not the best of all columns, so that the record is exact: measured faster overall, as the records then
-    prune more columns and positions), and ``rec[s, g]`` receives ``s_g``, or the bound when the column was not
-    swept.  A column whose values span few ranks next to the rows it sweeps is swept by :func:`hist_stumps`; any
-    other column's order is first cut into its two sides' orders without a branch (a branch on a row's side is
-    mispredicted half the time), then each side is swept by :func:`side_sweep`.  ``lev.colbest[f]`` receives the
-    left side's best stump on column ``f`` (an order for the columns to come)."""
+    (0: left); a column whose bound is no better than the best stump found or the cap is not swept (the columns are
+    swept by increasing bound).  A swept column's sweep skips positions against the lesser of its own best and the
+    cap, not the best of all columns, so that its record is exact below the cap (measured faster overall, as the
+    records then prune more columns and positions), and ``rec[s, g]`` receives ``min(s_g, cap)``, or the bound when
+    the column was not swept.  A column whose values span few ranks next to the rows it sweeps is swept by
+    :func:`hist_stumps`; any other column's order is first cut into its two sides' orders without a branch (a branch
+    on a row's side is mispredicted half the time), then each side is swept by :func:`side_sweep`.
+    ``lev.colbest[f]`` receives the left side's best stump on column ``f`` (an order for the columns to come)."""
     R, ords, side, colbest = data.R, lev.ords, lev.side, lev.colbest
     totl, totr, cntl, cntr = sc[SC_TOTL], sc[SC_TOTR], sc[SC_CNTL], sc[SC_CNTR]
     wl, wr = totl.sum(), totr.sum()
@@ -94,15 +96,15 @@ def side_stumps(data, lev, lv, n, sc, lb, rec, nl, fo, p, gathered):
     for f in corder:
         rec[0, f] = lb[0, f]
         rec[1, f] = lb[1, f]
-        needl = wl > 0.0 and el > 0.0 and lb[0, f] < el
-        needr = wr > 0.0 and er > 0.0 and lb[1, f] < er
+        needl = wl > 0.0 and el > 0.0 and lb[0, f] < min(el, capl)
+        needr = wr > 0.0 and er > 0.0 and lb[1, f] < min(er, capr)
         if not (needl or needr):
             continue
         o, rf = ords[lv, f], R[f]
         lo, span = rf[o[0]], rf[o[n - 1]] - rf[o[0]] + 1
         e1, t1, e2, t2 = np.inf, -1, np.inf, -1
         if gathered and 10 * span <= 7 * (nl * needl + (n - nl) * needr) and span <= lev.hist.shape[0]:
-            e1, t1, e2, t2 = hist_stumps(lev.hist, lev.loc, lev.lw, f, n, lo, span, sc, needl, needr)
+            e1, t1, e2, t2 = hist_stumps(lev.hist, lev.loc, lev.lw, f, n, lo, span, sc, needl, needr, capl, capr)
         else:
             if not marked:
                 mark_side(ords[lv, fo], n, p, side)
@@ -116,18 +118,18 @@ def side_stumps(data, lev, lv, n, sc, lb, rec, nl, fo, p, gathered):
                 kl += s
                 kr += 1 - s
             if needl:
-                e1, t1 = side_sweep(left, kl, rf, data.y, data.w, totl, wl, cntl)
+                e1, t1 = side_sweep(left, kl, rf, data.y, data.w, totl, wl, cntl, capl)
             if needr:
-                e2, t2 = side_sweep(right, kr, rf, data.y, data.w, totr, wr, cntr)
+                e2, t2 = side_sweep(right, kr, rf, data.y, data.w, totr, wr, cntr, capr)
         if needl:
             colbest[f] = e1
             if t1 >= 0 and e1 < el:
                 el, fl, tl = e1, f, t1
-            rec[0, f] = max(lb[0, f], min(e1, leafl))
+            rec[0, f] = max(lb[0, f], min(e1, leafl, capl))
         if needr:
             if t2 >= 0 and e2 < er:
                 er, fr, tr = e2, f, t2
-            rec[1, f] = max(lb[1, f], min(e2, leafr))
+            rec[1, f] = max(lb[1, f], min(e2, leafr, capr))
     return el, fl, tl, er, fr, tr
 
 
@@ -139,7 +141,7 @@ def mark_side(o, n, p, side):
 
 
 @njit(cache=True)
-def hist_stumps(hist, loc, lw, f, n, lo, span, sc, needl, needr):
+def hist_stumps(hist, loc, lw, f, n, lo, span, sc, needl, needr, capl, capr):
     """:func:`side_sweep` of both sides of column ``f`` when its values at the node span few ranks (``lo`` ..
     ``lo + span - 1``) next to the rows of the sides it sweeps: the class weights of each value on each side are
     added up in ``hist`` from the node's rows gathered in index order (``loc``, ``lw``: every read in memory order,
@@ -151,9 +153,9 @@ def hist_stumps(hist, loc, lw, f, n, lo, span, sc, needl, needr):
         hist[rank[i] - lo, code[i]] += lw[i]
     el, tl, er, tr = np.inf, -1, np.inf, -1
     if needl:
-        el, tl = _hist_sweep(hist, 1, lo, span, sc[SC_TOTL], sc[SC_CNTL])
+        el, tl = _hist_sweep(hist, 1, lo, span, sc[SC_TOTL], sc[SC_CNTL], capl)
     if needr:
-        er, tr = _hist_sweep(hist, 0, lo, span, sc[SC_TOTR], sc[SC_CNTR])
+        er, tr = _hist_sweep(hist, 0, lo, span, sc[SC_TOTR], sc[SC_CNTR], capr)
     return el, tl, er, tr
 
 
@@ -198,11 +200,11 @@ def mark_rows(loc, lw, f, t, n, tot, totl, totr):
 
 
 @njit(cache=True)
-def _hist_sweep(hist, s, lo, span, tot, cnt):
+def _hist_sweep(hist, s, lo, span, tot, cnt, cap):
     """The best stump of side ``s`` from its class weights by value (``hist[:span, s]``, class totals ``tot``):
     ``(errors, rank)``, the first of the least, with :func:`side_sweep`'s skips."""
     if tot.shape[0] == 2:
-        return _hist_sweep_two(hist, s, lo, span, tot[0], tot[1])
+        return _hist_sweep_two(hist, s, lo, span, tot[0], tot[1], cap)
     cnt[:] = 0.0
     wt = tot.sum()
     a, last, need = 0.0, -1, -1.0
@@ -223,9 +225,10 @@ def _hist_sweep(hist, s, lo, span, tot, cnt):
             e = (a - m1) + e_right
             if e < best:
                 best, t = e, lo + last
-            if wt - a <= e - best or e_right <= 0.0:
+            tg = min(best, cap)
+            if wt - a <= e - tg or e_right <= 0.0:
                 break
-            need = a + (e - best)
+            need = a + (e - tg)
         for c in range(cnt.shape[0]):
             cnt[c] += hist[v, s * k + c]
         a += h
@@ -234,7 +237,7 @@ def _hist_sweep(hist, s, lo, span, tot, cnt):
 
 
 @njit(cache=True)
-def _hist_sweep_two(hist, s, lo, span, t0, t1):
+def _hist_sweep_two(hist, s, lo, span, t0, t1, cap):
     """:func:`_hist_sweep` for two classes, the counts held in registers."""
     wt = t0 + t1
     a, c1, last, need = 0.0, 0.0, -1, -1.0
@@ -249,9 +252,10 @@ def _hist_sweep_two(hist, s, lo, span, t0, t1):
             e = (a - max(c0, c1)) + e_right
             if e < best:
                 best, t = e, lo + last
-            if wt - a <= e - best or e_right <= 0.0:
+            tg = min(best, cap)
+            if wt - a <= e - tg or e_right <= 0.0:
                 break
-            need = a + (e - best)
+            need = a + (e - tg)
         a += h0 + h1
         c1 += h1
         last = v
@@ -259,17 +263,19 @@ def _hist_sweep_two(hist, s, lo, span, t0, t1):
 
 
 @njit(cache=True)
-def side_sweep(rows, k, rf, y, w, tot, wt, cnt):
+def side_sweep(rows, k, rf, y, w, tot, wt, cnt, cap):
     """The best stump of the rows ``rows[:k]`` (in ascending order of ``rf``, class weights ``tot``, total ``wt``):
-    ``(errors, rank)``, ``(inf, -1)`` when the column has one value there.
+    ``(errors, rank)``, ``(inf, -1)`` when the column has one value there; exact when below ``cap``, else every
+    stump errs at least ``cap``.
 
     A row moved into a stump's left leaf lowers its errors by at most its weight (the left leaf's largest class
-    grows by at most that, the right leaf's does not grow), so after a position with errors ``e`` above the best
-    ``b`` the next ``e - b`` of weight cannot give a better stump and is not evaluated (ConTree's skip), and the
-    sweep ends when less than that is left, or when the right leaf has no errors (moving rows left can then only
-    add errors).  Two classes of unit weight, the common case, count in integers (no chain of float additions)."""
+    grows by at most that, the right leaf's does not grow), so after a position with errors ``e`` above
+    ``b = min(best, cap)`` the next ``e - b`` of weight cannot give a stump below ``b`` and is not evaluated
+    (ConTree's skip), and the sweep ends when less than that is left, or when the right leaf has no errors (moving
+    rows left can then only add errors).  Two classes of unit weight, the common case, count in integers (no chain
+    of float additions)."""
     if tot.shape[0] == 2 and wt == k:
-        return _sweep_two_unit(rows, k, rf, y, tot)
+        return _sweep_two_unit(rows, k, rf, y, tot, cap)
     cnt[:] = 0.0
     a, last, need = 0.0, -1, -1.0  # need: the weight past which a better stump is possible
     best, t = np.inf, -1
@@ -285,9 +291,10 @@ def side_sweep(rows, k, rf, y, w, tot, wt, cnt):
             e = (a - m1) + e_right
             if e < best:
                 best, t = e, last
-            if wt - a <= e - best or e_right <= 0.0:
+            tg = min(best, cap)
+            if wt - a <= e - tg or e_right <= 0.0:
                 break
-            need = a + (e - best)
+            need = a + (e - tg)
         cnt[y[r]] += w[r]
         a += w[r]
         last = v
@@ -295,7 +302,7 @@ def side_sweep(rows, k, rf, y, w, tot, wt, cnt):
 
 
 @njit(cache=True)
-def _sweep_two_unit(rows, k, rf, y, tot):
+def _sweep_two_unit(rows, k, rf, y, tot, cap):
     """:func:`side_sweep` for two classes and weights all 1: row ``i`` is preceded by ``i`` rows."""
     c1, last, need = 0, -1, -1.0
     best, t = np.inf, -1
@@ -309,9 +316,10 @@ def _sweep_two_unit(rows, k, rf, y, tot):
             e = (a - max(n0, n1)) + e_right
             if e < best:
                 best, t = e, last
-            if k - a <= e - best or e_right <= 0.0:
+            tg = min(best, cap)
+            if k - a <= e - tg or e_right <= 0.0:
                 break
-            need = a + (e - best)
+            need = a + (e - tg)
         c1 += y[r]
         last = v
     return best, t
