@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/osdt_continuous.py [--cases PATTERNS] [--solvers optbb,contree] [--repeats 3] [--timeout 120]
-                                         [--out benchmarks/results/osdt_continuous]
+                                         [--processes 1] [--out benchmarks/results/osdt_continuous]
     python benchmarks/osdt_continuous.py --list
 
 Cases ``<dataset>@d<depth>``: the minimum-error tree of depth ``d`` (``regularization=0``) on the raw numeric columns
@@ -19,7 +19,10 @@ Errors are counted by each solver's ``predict`` on the training rows; where both
 Each (solver, case) runs in its own subprocess (this script with ``--worker``): it loads the data, fits once on iris
 untimed (for optbb that loads the compiled kernels of depth 2 and 3), then times ``--repeats`` fits
 (``time.perf_counter`` around ``fit``), stopping after the first fit that does not certify.  The parent kills a
-worker after ``repeats * timeout * 1.5 + 120`` seconds.  Tables quote medians and the ratio optbb / ConTree.
+worker after ``repeats * timeout * 1.5 + 120`` seconds.  With ``--processes K``, K workers per (solver, case), the
+two solvers' interleaved, their fits pooled: the fits of one process can sit 30-60% apart from another's at the
+millisecond scale (both solvers), which one process per cell leaves to chance.  Tables quote medians and the ratio
+optbb / ConTree.
 
 Results: ``<out>.md`` and ``<out>.csv``.
 """

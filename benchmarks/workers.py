@@ -126,12 +126,27 @@ def measure_all(args: argparse.Namespace, cases: list[str], measure_one: Callabl
                 progress: Callable[[dict], str]) -> list[dict]:
     """``measure_one(solver, case, args.repeats, args.timeout)`` for each case and each of the comma-separated
     ``args.solvers``, printing ``progress(result)`` after each."""
-    results = []
+    results, solvers = [], args.solvers.split(",")
     for case in cases:
-        for solver in args.solvers.split(","):
-            results.append(measure_one(solver, case, args.repeats, args.timeout))
+        runs: dict[str, list[dict]] = {solver: [] for solver in solvers}
+        for _ in range(max(1, getattr(args, "processes", 1))):
+            for solver in solvers:
+                runs[solver].append(measure_one(solver, case, args.repeats, args.timeout))
+        for solver in solvers:
+            results.append(pooled(runs[solver]))
             print(progress(results[-1]), flush=True)
     return results
+
+
+def pooled(runs: list[dict]) -> dict:
+    """One result of several workers' results for a (solver, case): the last one's, with every fit's time, their
+    median, and the first status other than ``"optimal"`` if any."""
+    out = dict(runs[-1])
+    out["times"] = [t for r in runs for t in r["times"]]
+    if out["times"]:
+        out["median"] = statistics.median(out["times"])
+    out["status"] = next((r["status"] for r in runs if r["status"] != "optimal"), out["status"])
+    return out
 
 
 # --------------------------------------------------------------------------------------------- command line, results
@@ -145,6 +160,8 @@ def parser(description: str, *, solvers: str, timeout: float, out: str | Path) -
     p.add_argument("--cases", default="*")
     p.add_argument("--solvers", default=solvers)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--processes", type=int, default=1, help="workers per (solver, case), interleaved; their fits "
+                   "pooled (one process's timings can sit apart from another's)")
     p.add_argument("--timeout", type=float, default=timeout)
     p.add_argument("--out", default=str(out))
     p.add_argument("--list", action="store_true")
