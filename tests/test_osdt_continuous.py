@@ -298,6 +298,7 @@ def test_orders_above_the_memory_limit_stop_with_the_initial_tree():
     assert clf.result_.status.name == "MEMORY_LIMIT"
     assert clf.result_.lower_bound <= clf.result_.objective and clf.predict(X).shape == (3000,)
     assert clf.result_.counters["memory_bytes"] <= 200_000
+    assert clf.result_.objective < np.bincount(y).min() / len(y)  # the CART tree, better than the root leaf
 
 
 def test_rashomon_set_of_a_numeric_fit_reads_raw_rows(iris):

@@ -122,6 +122,7 @@ class CutEngine:
 
     def start(self) -> Status | None:
         if self.memory_limit is not None and self.planned_bytes() > self.memory_limit:
+            self.try_cart(self.inc_cost)  # the search stops with the CART tree, if it has one
             return Status.MEMORY_LIMIT
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         order = self._order
