@@ -225,10 +225,9 @@ def _hist_sweep(hist, s, lo, span, tot, cnt, cap):
             e = (a - m1) + e_right
             if e < best:
                 best, t = e, lo + last
-            tg = min(best, cap)
-            if wt - a <= e - tg or e_right <= 0.0:
+            need = _next_need(e, e_right, a, wt, best, cap)
+            if need < 0.0:
                 break
-            need = a + (e - tg)
         for c in range(cnt.shape[0]):
             cnt[c] += hist[v, s * k + c]
         a += h
@@ -252,14 +251,24 @@ def _hist_sweep_two(hist, s, lo, span, t0, t1, cap):
             e = (a - max(c0, c1)) + e_right
             if e < best:
                 best, t = e, lo + last
-            tg = min(best, cap)
-            if wt - a <= e - tg or e_right <= 0.0:
+            need = _next_need(e, e_right, a, wt, best, cap)
+            if need < 0.0:
                 break
-            need = a + (e - tg)
         a += h0 + h1
         c1 += h1
         last = v
     return best, t
+
+
+@njit(cache=True, inline="always")
+def _next_need(e, e_right, a, wt, best, cap):
+    """After a stump of errors ``e`` (``e_right`` of them right) with ``a`` of the weight ``wt`` left, ``best`` the
+    least so far: the weight left past which a stump below ``min(best, cap)`` is possible (ConTree's skip, see
+    :func:`side_sweep`), or -1 when none is, the sweep's end."""
+    target = min(best, cap)
+    if wt - a <= e - target or e_right <= 0.0:
+        return -1.0
+    return a + (e - target)
 
 
 @njit(cache=True)
@@ -291,10 +300,9 @@ def side_sweep(rows, k, rf, y, w, tot, wt, cnt, cap):
             e = (a - m1) + e_right
             if e < best:
                 best, t = e, last
-            tg = min(best, cap)
-            if wt - a <= e - tg or e_right <= 0.0:
+            need = _next_need(e, e_right, a, wt, best, cap)
+            if need < 0.0:
                 break
-            need = a + (e - tg)
         cnt[y[r]] += w[r]
         a += w[r]
         last = v
@@ -316,10 +324,9 @@ def _sweep_two_unit(rows, k, rf, y, tot, cap):
             e = (a - max(n0, n1)) + e_right
             if e < best:
                 best, t = e, last
-            tg = min(best, cap)
-            if k - a <= e - tg or e_right <= 0.0:
+            need = _next_need(e, e_right, a, k, best, cap)
+            if need < 0.0:
                 break
-            need = a + (e - tg)
         c1 += y[r]
         last = v
     return best, t
