@@ -27,9 +27,10 @@ is searched even when the first found nothing (as ConTree does): its bound, or i
 positions around the split, which the interval's bound of it alone does not (at depth 3 on breast cancer, 214 root
 positions evaluated instead of 466).
 
-Depth <= 2 subproblems are solved at once by :func:`depth2`: for a root position, one pass over each column's order
-gives the best stump of both sides (class weights swept per side), and root positions are pruned by the same
-interval bounds, the ends being the empty side (cost 0) and the stump of ``S``.  The same two bounds hold for each
+Depth <= 2 subproblems are solved at once by :func:`depth2`: for a root position, one pass over each column (its
+order, or its class weights by value: :mod:`optbb.osdt.cut_stumps`) gives the best stump of both sides, capped at
+what could still beat the best tree, and root positions are pruned by the same interval bounds, the ends being the
+empty side (cost 0) and the stump of ``S``.  The same two bounds hold for each
 column's best stump on each side, so an evaluated position leaves a record of them (:func:`column_bounds`), and a
 column whose bound at a later position is no better than the best stump found there is not swept; an interval's
 positions are also bounded by the least column bound of each side (:func:`records_bound`), which is larger than
