@@ -49,8 +49,8 @@ import numpy as np
 from ..common.bounds import majority_class
 from ..common.jit import njit
 from .cut_memo import copy_subtree, memo_find, memo_store
-from .cut_stumps import (SC_TOT, SC_TOTL, SC_TOTR, class_totals, gather_rows, mark_rows, mark_split, order_by,
-                         side_stumps)
+from .cut_stumps import (SC_TOT, SC_TOTL, SC_TOTR, class_totals, gather_rows, mark_rows, mark_side, mark_split,
+                         order_by, side_stumps)
 
 # ``R`` int32 (m, N): the rank of each row's value per column; ``y`` int64 class indices; ``w`` float64 integer
 # weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.cut_memo`).
@@ -193,8 +193,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     if depth == 0 or err <= 0.0 or 2.0 * lam_n >= best:
         return best
     # the stump of S: every row on the left
-    for i in range(n):
-        side[ords[lv, 0, i]] = 1
+    mark_side(ords[lv, 0], n, n, side)
     gathered = gather_rows(data, lev, lv, n)
     if gathered:
         for i in range(n):
@@ -205,7 +204,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
     bounds = rec[rec.shape[0] - 1]  # the last slot: the bounds at the position being evaluated
     rec[0, :, :] = 0.0
-    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], n, -1, 0, gathered, np.inf, np.inf)
+    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], -1, n, gathered, np.inf, np.inf)
     for g in range(rec.shape[2]):  # a loop: an array assignment would compile Numba's shape-check messages
         rec[0, 1, g] = rec[1, 0, g]
     order = lev.order[lv]
@@ -250,7 +249,7 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             free += 1
             capl, capr = best - lo_r - 2.0 * lam_n, best - lo_l - 2.0 * lam_n
             el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, bounds, rec[slot] if slot >= 0 else bounds,
-                                                 p, f if gathered else -1, p, gathered, capl, capr)
+                                                 f if gathered else -1, p, gathered, capl, capr)
             vl, xl, fl = side_value(majority_class(sc[SC_TOTL])[1], el, fl, capl, lo_l, lam_n)
             vr, xr, fr = side_value(majority_class(sc[SC_TOTR])[1], er, fr, capr, lo_r, lam_n)
             if xl and xr and vl + vr < best:
@@ -356,9 +355,7 @@ def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
     left in ``fv[i + 1]``), else a new frame."""
     fi, fv = fr.fi, fr.fv
     p, n = lev.bpos[i, fi[i, FI_MID]], lev.nrows[i]
-    o, side = lev.ords[i, fi[i, FI_F]], lev.side
-    for j in range(n):
-        side[o[j]] = 1 if j < p else 0
+    mark_side(lev.ords[i, fi[i, FI_F]], n, p, lev.side)
     partition(data, lev, i, n, want)
     d = fi[i, FI_D] - 1
     fv[i + 1, FV_UB] = ub

@@ -64,8 +64,8 @@ def _before(keys, a, b):
 
 
 @njit(cache=True)
-def side_stumps(data, lev, lv, n, sc, lb, rec, nl, fo, p, gathered, capl, capr):
-    """The best stump of each side of a split of the ``n`` rows of level ``lv``, ``nl`` of them left, the sides'
+def side_stumps(data, lev, lv, n, sc, lb, rec, fo, p, gathered, capl, capr):
+    """The best stump of each side of a split of the ``n`` rows of level ``lv``, ``p`` of them left, the sides'
     class weights in ``sc[SC_TOTL]``, ``sc[SC_TOTR]``: ``(errors, column, rank)`` left then right, column -1 when a
     side has no split better than none.  The split: the first ``p`` rows of column ``fo``'s order go left, or, with
     ``fo`` -1, as marked in ``lev.side`` (1: left); ``gathered``: the rows are gathered and marked in ``lev.loc``
@@ -103,7 +103,7 @@ def side_stumps(data, lev, lv, n, sc, lb, rec, nl, fo, p, gathered, capl, capr):
         o, rf = ords[lv, f], R[f]
         lo, span = rf[o[0]], rf[o[n - 1]] - rf[o[0]] + 1
         e1, t1, e2, t2 = np.inf, -1, np.inf, -1
-        if gathered and 10 * span <= 7 * (nl * needl + (n - nl) * needr) and span <= lev.hist.shape[0]:
+        if gathered and 10 * span <= 7 * (p * needl + (n - p) * needr) and span <= lev.hist.shape[0]:
             e1, t1, e2, t2 = hist_stumps(lev.hist, lev.loc, lev.lw, f, n, lo, span, sc, needl, needr, capl, capr)
         else:
             if not marked:
@@ -335,14 +335,7 @@ def _sweep_two_unit(rows, k, rf, y, tot, cap):
 @njit(cache=True)
 def mark_split(data, o, n, p, side, tot, totl, totr):
     """Mark the first ``p`` rows of order ``o`` left (1) and the rest right (0); class weights of each side."""
-    y, w = data.y, data.w
-    totl[:] = 0.0
-    for i in range(n):
-        r = o[i]
-        if i < p:
-            side[r] = 1
-            totl[y[r]] += w[r]
-        else:
-            side[r] = 0
+    mark_side(o, n, p, side)
+    class_totals(o, p, data.y, data.w, totl)
     for c in range(tot.shape[0]):
         totr[c] = tot[c] - totl[c]
