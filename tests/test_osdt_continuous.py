@@ -18,7 +18,7 @@ from optbb.common.data import BinaryDataset
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
 from optbb.osdt.dispatch import solve_columns
 from optbb.preprocessing.cuts import (all_cuts, column_values, count_cuts, cut_threshold, is_binary_column,
-                                     threshold_text)
+                                     sorted_columns, threshold_text)
 from twins.brute_numeric import optimal_objective, tree_objective
 
 VALUES = (-2.5, -1.0, 0.0, 0.5, 1.0, 1.25, 3.0, 7.75, 100.0)  # few values: many ties
@@ -126,6 +126,33 @@ def test_the_values_of_each_column_found_once_give_the_cuts(problem):
     assert count_cuts(X, w) == n_cuts
     _, cuts = all_cuts(X, [f"x{j}" for j in range(X.shape[1])], w)
     assert cuts.n_features == max(n_cuts, 1)  # with no cut at all, all_cuts keeps one above a column's values
+
+COLUMN_KINDS = {  # how sorted_columns orders each: counted, radix-sorted, sorted as doubles
+    "small integers": lambda rng, n: rng.integers(-3, 4, n).astype(float),
+    "signed zeros": lambda rng, n: rng.choice([-0.0, 0.0, 1.0, 2.5], n),
+    "integers of wide span": lambda rng, n: (rng.integers(0, 60000, n) * (rng.random(n) < 0.3)).astype(float),
+    "integers of wider span": lambda rng, n: rng.integers(-10**6, 10**6, n).astype(float),
+    "tied doubles": lambda rng, n: rng.normal(size=n).round(1),
+    "doubles": lambda rng, n: rng.normal(size=n),
+}
+
+
+@pytest.mark.parametrize("n", [1, 2, 37, 600, 2500])
+def test_each_column_is_ranked_and_ordered_as_a_stable_sort(n):
+    """``sorted_columns`` (counting sorts, radix sorts and unstable sorts of doubles, ties then put by row) gives
+    the distinct values, the ranks and the stable orders that ``np.unique`` and a stable argsort give."""
+    rng = np.random.default_rng(n)
+    X = np.column_stack([make(rng, n) for make in COLUMN_KINDS.values()])
+    values, ranks, orders = sorted_columns(X)
+    for j, kind in enumerate(COLUMN_KINDS):
+        distinct, inverse = np.unique(X[:, j], return_inverse=True)
+        assert np.array_equal(values[j], distinct), kind
+        assert np.array_equal(ranks[j], inverse), kind
+        assert np.array_equal(orders[j], np.argsort(X[:, j], kind="stable")), kind
+        first = orders[j][np.r_[0, np.flatnonzero(np.diff(ranks[j][orders[j]])) + 1]]
+        assert np.array_equal(np.signbit(values[j]), np.signbit(X[first, j])), kind  # -0.0 as its first row has it
+    assert ranks.dtype == orders.dtype == np.int32
+
 
 def test_thresholds_are_short_decimals():
     assert cut_threshold(1.9, 3.0) == 2.0 and threshold_text(2.0) == "2"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..common.data import BinaryDataset
+from ..common.jit import njit
 from ..common.validation import check_numeric_columns
 from .thresholds import shortest_decimal
 
@@ -151,38 +152,94 @@ _RADIX_SPAN = 1 << 16  # integer columns spanning fewer values than this sort by
 
 
 def sorted_columns(X: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
-    """``(values, ranks, orders)`` of ``X`` (float64, finite, rows x columns) from one stable sort per column:
+    """``(values, ranks, orders)`` of ``X`` (float64, finite, rows x columns) from one sort per column:
     ``values[j]`` the distinct values of column ``j`` ascending, and int32 ``(m, N)`` arrays: ``ranks[j, i]`` the
     index of row ``i``'s value in ``values[j]``, ``orders[j]`` the rows by ascending value, ties by row."""
     Xt = np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
     m, n = Xt.shape
-    orders = _stable_orders(Xt)
-    ordered = np.take_along_axis(Xt, orders, axis=1)
-    first = np.ones((m, n), dtype=bool)  # the first row of each run of equal values
-    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=first[:, 1:])
-    rank = np.zeros((m, n), dtype=np.int32)
-    np.cumsum(first[:, 1:], axis=1, out=rank[:, 1:])
-    ranks = np.empty_like(rank)
-    np.put_along_axis(ranks, orders, rank, axis=1)
-    return [ordered[j, first[j]] for j in range(m)], ranks, orders
+    ranks, orders = np.empty((m, n), dtype=np.int32), np.empty((m, n), dtype=np.int32)
+    values, counts = np.empty((m, n), dtype=np.float64), np.empty(m, dtype=np.int64)
+    if n:
+        lo, span, by_value = _orders(Xt)
+        _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts)
+    return [values[j, :counts[j]] for j in range(m)], ranks, orders
 
 
-def _stable_orders(Xt: np.ndarray) -> np.ndarray:
-    """int32 ``(m, N)``: each row of ``Xt`` (a column of the data) argsorted stably.  Integer-valued columns spanning
-    fewer than :data:`_RADIX_SPAN` values sort as uint16 offsets from their least value (exact, the same order):
-    numpy sorts those by radix, several times faster than its merge sort of doubles on many rows."""
-    if Xt.shape[1] == 0:
-        return np.empty(Xt.shape, dtype=np.int32)
+def _orders(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lo, span, by_value)`` for :func:`_rank_columns`: an integer-valued column (a row of ``Xt``) whose values
+    span at most ``4 N + 1024`` integers is counted, not sorted (``span[j]`` > 0, ``lo[j]`` its least value);
+    ``by_value[j]`` argsorts each other column, ties in any order.  Integer-valued ones spanning fewer than
+    :data:`_RADIX_SPAN` sort as uint16 offsets, which numpy sorts by radix, several times faster than its sort of
+    doubles with many ties."""
+    m, n = Xt.shape
     lo, hi = Xt.min(axis=1), Xt.max(axis=1)
-    small = (hi - lo < _RADIX_SPAN) & (np.abs(lo) < 2.0 ** 52) & np.all(Xt == np.floor(Xt), axis=1)
-    if not small.any():
-        return np.argsort(Xt, axis=1, kind="stable").astype(np.int32)
-    if small.all():
-        return np.argsort((Xt - lo[:, None]).astype(np.uint16), axis=1, kind="stable").astype(np.int32)
-    orders = np.empty(Xt.shape, dtype=np.int32)
-    orders[small] = np.argsort((Xt[small] - lo[small, None]).astype(np.uint16), axis=1, kind="stable")
-    orders[~small] = np.argsort(Xt[~small], axis=1, kind="stable")
-    return orders
+    whole = (np.abs(lo) < 2.0 ** 52) & (np.abs(hi) < 2.0 ** 52) & np.all(Xt == np.floor(Xt), axis=1)
+    counted = whole & (hi - lo < 4 * n + 1024)
+    span = np.where(counted, hi - lo + 1, 0).astype(np.int64)
+    radix, rest = whole & ~counted & (hi - lo < _RADIX_SPAN), ~whole | (~counted & (hi - lo >= _RADIX_SPAN))
+    by_value = np.empty((m, n) if (radix | rest).any() else (m, 0), dtype=np.intp)
+    if radix.any():
+        by_value[radix] = np.argsort((Xt[radix] - lo[radix, None]).astype(np.uint16), axis=1, kind="stable")
+    if rest.any():  # numpy's quicksort of doubles was the faster on hundreds of rows, its merge sort on thousands
+        by_value[rest] = np.argsort(Xt[rest], axis=1, kind="quicksort" if n < 2048 else "stable")
+    return lo, span, by_value
+
+
+@njit(cache=True)
+def _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts):
+    """For each column ``j`` (a row of ``Xt``): the rank of each row's value into ``ranks[j]``, the rows by rank and
+    then by row (a counting sort, so ties come by row) into ``orders[j]``, and the distinct values into
+    ``values[j, :counts[j]]`` (each the value of the first row that holds it, so ``-0.0`` and ``0.0`` give what a
+    stable sort gives).  The ranks come from counting the integers ``lo[j] .. lo[j] + span[j] - 1`` when
+    ``span[j] > 0``, else from ``by_value[j]``, the column argsorted with ties in any order."""
+    m, n = Xt.shape
+    start, place = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    seen = np.empty(max(1, span.max()), dtype=np.int64)
+    for j in range(m):
+        x, rk = Xt[j], ranks[j]
+        if span[j] > 0:
+            r = _count_ranks(x, lo[j], span[j], seen, rk, start)
+        else:
+            r = _sorted_ranks(x, by_value[j], rk, start)
+        counts[j] = r
+        place[:r] = start[:r]
+        for i in range(n):  # rows in index order, each to the next place of its rank
+            orders[j, place[rk[i]]] = i
+            place[rk[i]] += 1
+        for k in range(r):
+            values[j, k] = x[orders[j, start[k]]]
+
+
+@njit(cache=True)
+def _count_ranks(x, lo, span, seen, rk, start):
+    """Ranks of the integer values ``x`` (``lo .. lo + span - 1``) into ``rk``, the first place of each rank in
+    the sorted column into ``start``; returns the number of distinct values."""
+    seen[:span] = 0
+    for i in range(x.shape[0]):
+        seen[np.int64(x[i] - lo)] += 1
+    r, at = 0, 0
+    for v in range(span):
+        if seen[v] > 0:
+            start[r] = at
+            at += seen[v]
+            seen[v] = r
+            r += 1
+    for i in range(x.shape[0]):
+        rk[i] = seen[np.int64(x[i] - lo)]
+    return r
+
+
+@njit(cache=True)
+def _sorted_ranks(x, o, rk, start):
+    """:func:`_count_ranks` from ``o``, the rows of ``x`` by ascending value (ties in any order)."""
+    r = 0
+    start[0] = 0
+    for i in range(x.shape[0]):
+        if i > 0 and x[o[i]] != x[o[i - 1]]:
+            r += 1
+            start[r] = i
+        rk[o[i]] = r
+    return r + 1
 
 
 def count_cuts(X, sample_weight=None, *, columns: ColumnValues | None = None) -> int:
