@@ -111,9 +111,14 @@ def measure(script: str | Path, solver: str, case: str, repeats: int, timeout: f
     standard error in brackets when ``say_why``."""
     cmd = [sys.executable, str(script), "--worker", solver, case, "--repeats", str(repeats), "--timeout", str(timeout)]
     done = run_worker(cmd, hard_timeout)
+    return summarised(done, result_rows(done.stdout, mark), solver, case, summary, say_why)
+
+
+def summarised(done: Finished, rows: list[dict], solver: str, case: str, summary: Callable[[list[dict]], dict],
+               say_why: bool = False) -> dict:
+    """:func:`measure`'s result of a finished worker and the rows it printed for ``solver``."""
     if done.killed:
         return {"solver": solver, "case": case, "status": "killed", "times": []}
-    rows = result_rows(done.stdout, mark)
     if not rows:
         why = f" ({done.last_error_line()[:80]})" if say_why else ""
         return {"solver": solver, "case": case, "status": "failed" + why, "times": []}
