@@ -65,8 +65,8 @@ Data = namedtuple("Data", "R y w keys")
 # float64 (slots, 2, m) the depth-2 solver's records of each column's best stump on each side at evaluated positions
 # (``ivi[level, i, 2:4]`` the slots of an interval's ends, -1: none; the last slot holds the bounds at the position
 # being evaluated); ``order`` has one row more than the levels, the order of the columns swept there; ``ords`` has
-# one column more than the data, the rows of each level by index; ``hist`` float64 (bins, 2K) class weights of a
-# column's values on each side, ``loc`` int32 (m + 2, N) and ``lw`` float64 (N,) the rows of the depth-2 solver's
+# one column more than the data, the rows of each level by index; ``hist`` float64 (bins, 2K copies) class weights of
+# a column's values on each side, ``loc`` int32 (m + 2, N) and ``lw`` float64 (N,) the rows of the depth-2 solver's
 # node in index order: their ranks by column, classes, ``side * K + class``, weights (:mod:`optbb.osdt.cut_stumps`).
 Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec hist loc lw")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.

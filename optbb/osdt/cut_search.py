@@ -22,7 +22,7 @@ from ..common.result import SearchResult, Status
 from ..common.weights import drop_zero_weights
 from ..preprocessing.cuts import CutMap, cut_threshold, sorted_columns
 from . import cut_kernel as K
-from .cut_stumps import HIST_BINS, N_SC
+from .cut_stumps import HIST_BINS, HIST_COPIES, N_SC
 from .cut_memo import entry_bytes, new_memo, row_keys, subtree_end
 from .dp_search import fixed_point_weights
 from .initial_tree import cart_affordable
@@ -99,7 +99,8 @@ class CutEngine:
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         memo = self._memo_entries() * entry_bytes(t)
         return (lv * (4 * (m + 1) * n + 80 * n + 32 * t) + self.data.R.nbytes + 40 * n + memo
-                + 16 * m * self._record_slots() + 16 * self.k * self._hist_bins() + 4 * (m + 2) * n + 8 * n)
+                + 16 * m * self._record_slots() + 16 * HIST_COPIES * self.k * self._hist_bins()
+                + 4 * (m + 2) * n + 8 * n)
 
     def _record_slots(self) -> int:
         """Slots of the depth-2 solver's records of the columns' stumps at evaluated positions: one per position of
@@ -134,8 +135,9 @@ class CutEngine:
                             z((lv, n + 2, 4), np.int64), z((lv, n + 2, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv + 1, 1)), z(n, np.uint8),
                             z(m, np.float64), z((lv, 2), np.uint64), z((2, n), np.int32),
-                            z((self._record_slots(), 2, m), np.float64), z((self._hist_bins(), 2 * self.k), np.float64),
-                            z((m + 2, n), np.int32), z(n, np.float64))
+                            z((self._record_slots(), 2, m), np.float64),
+                            z((self._hist_bins(), 2 * HIST_COPIES * self.k), np.float64), z((m + 2, n), np.int32),
+                            z(n, np.float64))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
         leaf_cost = self.inc_cost

@@ -19,6 +19,7 @@ from ..common.jit import njit
 SC_TOTL, SC_TOTR, SC_CNTL, SC_CNTR, SC_TOT = range(5)
 N_SC = 6
 HIST_BINS = 1 << 16  # most bins of hist_stumps (a column with more values at a node is swept on its order)
+HIST_COPIES = 4  # copies of each bin of hist_stumps, which consecutive rows add to in turn
 
 
 @njit(cache=True)
@@ -146,11 +147,34 @@ def hist_stumps(hist, loc, lw, f, n, lo, span, sc, needl, needr, capl, capr):
     ``lo + span - 1``) next to the rows of the sides it sweeps: the class weights of each value on each side are
     added up in ``hist`` from the node's rows gathered in index order (``loc``, ``lw``: every read in memory order,
     where a column's order reads the rows at random), then each side's values are swept.  Returns
-    ``(errors, rank)`` of the left side then the right."""
-    hist[:span] = 0.0
+    ``(errors, rank)`` of the left side then the right.  With two classes and at least 16 rows a value, consecutive
+    rows add to :data:`HIST_COPIES` copies of the bins in turn, summed before the sweeps: adding every row to one
+    bin chains each addition to the one before (adult 5,000 at depth 2: 8.3 -> 7.5 ms a fit)."""
     rank, code = loc[f], loc[loc.shape[0] - 1]
-    for i in range(n):
+    w2 = sc.shape[1] * 2
+    if w2 > 4 or 16 * span > n:  # copies pay for their zeroing and sums on two classes and few values
+        hist[:span, :w2] = 0.0
+        for i in range(n):
+            hist[rank[i] - lo, code[i]] += lw[i]
+        return _hist_sweeps(hist, lo, span, sc, needl, needr, capl, capr)
+    hist[:span] = 0.0
+    end = n - n % HIST_COPIES
+    for i in range(0, end, HIST_COPIES):  # consecutive rows into different copies: no chain through one bin
         hist[rank[i] - lo, code[i]] += lw[i]
+        hist[rank[i + 1] - lo, code[i + 1] + w2] += lw[i + 1]
+        hist[rank[i + 2] - lo, code[i + 2] + 2 * w2] += lw[i + 2]
+        hist[rank[i + 3] - lo, code[i + 3] + 3 * w2] += lw[i + 3]
+    for i in range(end, n):
+        hist[rank[i] - lo, code[i]] += lw[i]
+    for v in range(span):
+        for c in range(w2):
+            hist[v, c] += hist[v, c + w2] + hist[v, c + 2 * w2] + hist[v, c + 3 * w2]
+    return _hist_sweeps(hist, lo, span, sc, needl, needr, capl, capr)
+
+
+@njit(cache=True)
+def _hist_sweeps(hist, lo, span, sc, needl, needr, capl, capr):
+    """:func:`hist_stumps`' sweeps of the sides it needs, from the bins ``hist[:span, :2K]``."""
     el, tl, er, tr = np.inf, -1, np.inf, -1
     if needl:
         el, tl = _hist_sweep(hist, 1, lo, span, sc[SC_TOTL], sc[SC_CNTL], capl)
