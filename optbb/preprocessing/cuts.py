@@ -161,7 +161,8 @@ def sorted_columns(X: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
     values, counts = np.empty((m, n), dtype=np.float64), np.empty(m, dtype=np.int64)
     if n:
         lo, span, by_value = _orders(Xt)
-        _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts)
+        work = np.empty((3, max(n, int(span.max(initial=0)))), dtype=np.int64)
+        _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts, work)
     return [values[j, :counts[j]] for j in range(m)], ranks, orders
 
 
@@ -186,15 +187,15 @@ def _orders(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts):
+def _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts, work):
     """For each column ``j`` (a row of ``Xt``): the rank of each row's value into ``ranks[j]``, the rows by rank and
     then by row (a counting sort, so ties come by row) into ``orders[j]``, and the distinct values into
     ``values[j, :counts[j]]`` (each the value of the first row that holds it, so ``-0.0`` and ``0.0`` give what a
     stable sort gives).  The ranks come from counting the integers ``lo[j] .. lo[j] + span[j] - 1`` when
-    ``span[j] > 0``, else from ``by_value[j]``, the column argsorted with ties in any order."""
+    ``span[j] > 0``, else from ``by_value[j]``, the column argsorted with ties in any order.  ``work``: int64
+    (3, at least N and every span), scratch.  (Loops, not slices: Numba compiled the slices' checks for seconds.)"""
     m, n = Xt.shape
-    start, place = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    seen = np.empty(max(1, span.max()), dtype=np.int64)
+    start, place, seen = work[0], work[1], work[2]
     for j in range(m):
         x, rk = Xt[j], ranks[j]
         if span[j] > 0:
@@ -202,7 +203,8 @@ def _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts):
         else:
             r = _sorted_ranks(x, by_value[j], rk, start)
         counts[j] = r
-        place[:r] = start[:r]
+        for k in range(r):
+            place[k] = start[k]
         for i in range(n):  # rows in index order, each to the next place of its rank
             orders[j, place[rk[i]]] = i
             place[rk[i]] += 1
@@ -214,7 +216,8 @@ def _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts):
 def _count_ranks(x, lo, span, seen, rk, start):
     """Ranks of the integer values ``x`` (``lo .. lo + span - 1``) into ``rk``, the first place of each rank in
     the sorted column into ``start``; returns the number of distinct values."""
-    seen[:span] = 0
+    for v in range(span):
+        seen[v] = 0
     for i in range(x.shape[0]):
         seen[np.int64(x[i] - lo)] += 1
     r, at = 0, 0
