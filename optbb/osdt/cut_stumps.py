@@ -153,11 +153,11 @@ def hist_stumps(hist, loc, lw, f, n, lo, span, sc, needl, needr, capl, capr):
     rank, code = loc[f], loc[loc.shape[0] - 1]
     w2 = sc.shape[1] * 2
     if w2 > 4 or 16 * span > n:  # copies pay for their zeroing and sums on two classes and few values
-        hist[:span, :w2] = 0.0
+        _zero_bins(hist, span, w2)
         for i in range(n):
             hist[rank[i] - lo, code[i]] += lw[i]
         return _hist_sweeps(hist, lo, span, sc, needl, needr, capl, capr)
-    hist[:span] = 0.0
+    _zero_bins(hist, span, hist.shape[1])
     end = n - n % HIST_COPIES
     for i in range(0, end, HIST_COPIES):  # consecutive rows into different copies: no chain through one bin
         hist[rank[i] - lo, code[i]] += lw[i]
@@ -170,6 +170,14 @@ def hist_stumps(hist, loc, lw, f, n, lo, span, sc, needl, needr, capl, capr):
         for c in range(w2):
             hist[v, c] += hist[v, c + w2] + hist[v, c + 2 * w2] + hist[v, c + 3 * w2]
     return _hist_sweeps(hist, lo, span, sc, needl, needr, capl, capr)
+
+
+@njit(cache=True)
+def _zero_bins(hist, span, width):
+    """``hist[:span, :width] = 0`` as loops (Numba compiles a slice assignment's checks for a second or more)."""
+    for v in range(span):
+        for c in range(width):
+            hist[v, c] = 0.0
 
 
 @njit(cache=True)
