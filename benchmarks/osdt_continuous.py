@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/osdt_continuous.py [--cases PATTERNS] [--solvers optbb,contree | optbb+contree] [--repeats 3]
+    python benchmarks/osdt_continuous.py [--cases PATTERNS] [--solvers optbb+contree | optbb,contree] [--repeats 3]
                                          [--timeout 120] [--processes 1] [--out benchmarks/results/osdt_continuous]
     python benchmarks/osdt_continuous.py --list
 
@@ -16,16 +16,16 @@ ConTree (pip ``pycontree``, a benchmark-only dependency; Brita, van der Linden &
 ``pycontree.ConTree(max_depth=d, time_limit=timeout)``, certified unless its fit warns that it ran out of time.
 Errors are counted by each solver's ``predict`` on the training rows; where both certify they must be equal.
 
-Each (solver, case) runs in its own subprocess (this script with ``--worker``): it loads the data, fits once on iris
-untimed (for optbb that loads the compiled kernels of depth 2 and 3), then times ``--repeats`` fits
-(``time.perf_counter`` around ``fit``), stopping after the first fit that does not certify.  The parent kills a
-worker after ``repeats * timeout * 1.5 + 120`` seconds.  With ``--processes K``, K workers per (solver, case), the
-two solvers' interleaved, their fits pooled: the fits of one process can sit 30-60% apart from another's at the
-millisecond scale (both solvers), which one process per cell leaves to chance.  With ``--solvers optbb+contree``
-each worker runs both solvers, one fit of each in turn (which goes first alternating): the speed of this 2-core
-machine shifts between levels every few seconds (both solvers, the same fit 8.6 or 12.3 ms for optbb, 19.2 or 23.4
-ms for ConTree, on breast cancer at depth 2), and fits taken in turn meet the same levels.  Tables quote medians and
-the ratio optbb / ConTree.
+Each worker is a subprocess (this script with ``--worker``): it loads the data, fits once on iris untimed with each
+of its solvers (for optbb that loads the compiled kernels of depth 2 and 3), then times ``--repeats`` fits
+(``time.perf_counter`` around ``fit``), each solver stopping after its first fit that does not certify.  By
+default (``--solvers optbb+contree``) a worker runs both solvers, one fit of each in turn (which goes first
+alternating): the speed of this 2-core machine shifts between levels every few seconds (both solvers, the same fit
+8.6 or 12.3 ms for optbb, 19.2 or 23.4 ms for ConTree, on breast cancer at depth 2), and fits taken in turn meet
+the same levels.  ``--solvers optbb,contree`` runs each (solver, case) in its own worker instead.  With
+``--processes K``, K workers per case (per (solver, case) without ``+``), their fits pooled: the fits of one
+process can sit 30-60% apart from another's at the millisecond scale.  The parent kills a worker after ``repeats *
+timeout * 1.5 + 120`` seconds (twice that for both solvers).  Tables quote medians and the ratio optbb / ConTree.
 
 Results: ``<out>.md`` and ``<out>.csv``.
 """
@@ -198,7 +198,7 @@ def table(results: list[dict], header: str) -> str:
 
 
 def main() -> None:
-    args, cases = workers.command_line(__doc__, CASES, worker, solvers="optbb,contree", timeout=120.0,
+    args, cases = workers.command_line(__doc__, CASES, worker, solvers=PAIRED, timeout=120.0,
                                        out=ROOT / "benchmarks" / "results" / "osdt_continuous")
     if cases is None:
         return
