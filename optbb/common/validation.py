@@ -243,14 +243,20 @@ def _checked_matrix(X, estimator, numeric: bool):
     ``numeric``), with ``n_features_in_`` and ``feature_names_in_`` set on ``estimator``.  A plain numpy matrix of
     numbers that passes those checks has the same outcome without them (they look for dataframes of several
     libraries first: 0.25 ms a fit); anything else, or an error, goes through scikit-learn's checks and messages."""
-    if (type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "biuf" and X.shape[0] >= 1 and X.shape[1] >= 1
-            and (numeric or X.dtype.kind != "f" or np.isfinite(X).all())):
+    if _plain_numbers(X, numeric) and X.shape[1] >= 1:
         if hasattr(estimator, "feature_names_in_"):  # a fit on data without names forgets the former ones
             delattr(estimator, "feature_names_in_")
         estimator.n_features_in_ = X.shape[1]
         return X
     return validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False,
                          ensure_min_samples=1, ensure_min_features=1, ensure_all_finite=not numeric)
+
+
+def _plain_numbers(X, numeric: bool) -> bool:
+    """Whether ``X`` is a plain numpy matrix of numbers with rows, finite unless ``numeric``: what scikit-learn's
+    checks pass unchanged, apart from the number of columns."""
+    return (type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "biuf" and X.shape[0] >= 1
+            and (numeric or X.dtype.kind != "f" or bool(np.isfinite(X).all())))
 
 
 def _encoded_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray, str]:
@@ -330,10 +336,8 @@ def _checked_rows(X, estimator, numeric: bool):
     the fitted number of columns).  A plain numpy matrix of numbers with the fitted number of columns, for an
     estimator fitted without feature names, passes them unchanged (0.25 ms a call); anything else goes through
     scikit-learn's checks, its warnings and messages."""
-    if (type(X) is np.ndarray and X.ndim == 2 and X.dtype.kind in "biuf" and X.shape[0] >= 1
-            and X.shape[1] == getattr(estimator, "n_features_in_", None)
-            and getattr(estimator, "feature_names_in_", None) is None
-            and (numeric or X.dtype.kind != "f" or np.isfinite(X).all())):
+    if (_plain_numbers(X, numeric) and X.shape[1] == getattr(estimator, "n_features_in_", None)
+            and getattr(estimator, "feature_names_in_", None) is None):
         return X
     return validate_data(estimator, _fixed_width_text(X), dtype="numeric", accept_sparse=False, reset=False,
                          ensure_all_finite=not numeric)

@@ -177,7 +177,8 @@ def _orders(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     whole = (np.abs(lo) < 2.0 ** 52) & (np.abs(hi) < 2.0 ** 52) & np.all(Xt == np.floor(Xt), axis=1)
     counted = whole & (hi - lo < 4 * n + 1024)
     span = np.where(counted, hi - lo + 1, 0).astype(np.int64)
-    radix, rest = whole & ~counted & (hi - lo < _RADIX_SPAN), ~whole | (~counted & (hi - lo >= _RADIX_SPAN))
+    radix = whole & ~counted & (hi - lo < _RADIX_SPAN)
+    rest = ~(counted | radix)
     by_value = np.empty((m, n) if (radix | rest).any() else (m, 0), dtype=np.intp)
     if radix.any():
         by_value[radix] = np.argsort((Xt[radix] - lo[radix, None]).astype(np.uint16), axis=1, kind="stable")
