@@ -418,6 +418,7 @@ def run() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     try:
         code = main()
+        _ignore_signals()  # here, so that a signal arriving as main returns is still caught below
     except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) during main's own interrupt handling
         code = EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of our output went away: no traceback, nothing more to write
@@ -429,9 +430,13 @@ def run() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print(f"optbb: error: cannot write the output: {exc.strerror}", file=sys.stderr)
         code = EXIT_INPUT
+    _ignore_signals()
+    sys.exit(code)
+
+
+def _ignore_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    sys.exit(code)
 
 
 if __name__ == "__main__":
