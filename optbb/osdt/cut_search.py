@@ -10,6 +10,7 @@ valid lower bound.  The tree it returns reads the raw columns (``Tree.cuts``).
 """
 from __future__ import annotations
 
+import math
 import time
 from typing import Callable
 
@@ -26,7 +27,8 @@ from .cut_stumps import HIST_BINS, HIST_COPIES, N_SC
 from .cut_memo import entry_bytes, new_memo, row_keys, subtree_end
 from .dp_search import fixed_point_weights
 from .initial_tree import cart_affordable
-from .trees import make_tree
+from .model import Tree
+from .trees import leaf_stat
 
 _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
@@ -368,29 +370,34 @@ class CutEngine:
         return (CutMap(self.column_names, self.binary, [j for j, _ in splits], thresholds),
                 {s: f for f, s in enumerate(splits)})
 
-    def leaves(self, tree: np.ndarray, index: dict) -> list[tuple]:
-        """The leaves of a preorder tree as conditions ``(feature, value)`` on the features ``index`` numbers: a
-        cut's feature is 1 on its left (``x <= t``), a 0/1 column's on its right (``x == 1``)."""
-        out = []
+    def model(self, tree: np.ndarray):
+        """``(Tree over the raw columns, weight of its errors)`` for a preorder tree, made in one walk of it: its
+        features are its splits (:meth:`cut_map`), a cut's feature 1 on its left (``x <= t``), a 0/1 column's on its
+        right (``x == 1``); its leaves are numbered in the order of a walk taking the branch where the feature is 1
+        first, as :meth:`~optbb.osdt.model.Tree.over_columns` numbers them."""
+        kept, index = self.cut_map(tree)
+        R, y, w = self.data.R, self.y, self.w
+        leaves: list[tuple] = []
+        stats: list[tuple] = []
 
-        def walk(pos, path):
+        def walk(pos, rows, path):  # -> the shape of the subtree at ``pos``
             j = int(tree[0, pos])
             if j < 0:
-                out.append(tuple(sorted(path)))
-                return pos + 1
-            f, go_left = index[(j, int(tree[1, pos]))], 0 if self.binary[j] else 1
-            end = walk(pos + 1, path + [(f, go_left)])
-            return walk(end, path + [(f, 1 - go_left)])
+                leaves.append(tuple(sorted(path)))
+                stats.append(leaf_stat(y[rows], None if w is None else w[rows], self.k))
+                return ("leaf", len(leaves) - 1)
+            f, left = index[(j, int(tree[1, pos]))], R[j, rows] <= tree[1, pos]
+            sides = ((pos + 1, rows[left]), (_subtree_end(tree, pos + 1), rows[~left]))
+            one, zero = sides[::-1] if self.binary[j] else sides
+            one = walk(*one, path + [(f, 1)])
+            zero = walk(*zero, path + [(f, 0)])
+            return ("split", f, zero, one)
 
-        walk(0, [])
-        return out
-
-    def model(self, tree: np.ndarray):
-        """``(Tree over the raw columns, weight of its errors)`` for a preorder tree."""
-        kept, index = self.cut_map(tree)
-        model, errors = make_tree(kept.transform(self.X), self.y, self.leaves(tree, index), kept.feature_names(),
-                                  self.k, self.w)
-        return model.over_columns(kept), errors
+        shape = walk(0, np.arange(self.n), [])
+        model = Tree.from_shape(shape, leaves, [s[0] for s in stats], kept.feature_names(), [s[1] for s in stats],
+                                [s[2] for s in stats], None, [s[3] for s in stats], cuts=kept)
+        wrong = [s[4] for s in stats]
+        return model, sum(wrong) if w is None else math.fsum(wrong)  # fsum: the same in any order of the leaves
 
 
 def _ranks_and_orders(X: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray]:

@@ -8,22 +8,26 @@ from .model import Tree
 
 
 def leaf_stats(X: np.ndarray, y: np.ndarray, leaves, n_classes: int, weights: np.ndarray | None = None):
-    """Per leaf: (majority label, samples, misclassified samples, class counts, weight of the misclassified
-    samples), labels by (weighted) majority with ties to the largest label; class counts are weights when
-    ``weights`` is given."""
+    """Per leaf: :func:`leaf_stat` of the rows of ``X`` it captures."""
     out = []
     for leaf in leaves:
         hit = np.ones(X.shape[0], dtype=bool)
         for f, v in leaf:
             hit &= X[:, f] == v
-        labels = y[hit]
-        cnt = np.bincount(labels, weights=None if weights is None else weights[hit], minlength=n_classes)
-        lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
-        wrong = cnt.sum() - cnt[lab]
-        counts = [int(c) if float(c).is_integer() else float(c) for c in cnt]  # the form JSON reads back
-        out.append((lab, int(labels.size), int(np.count_nonzero(labels != lab)), counts,
-                    int(wrong) if weights is None else float(wrong)))
+        out.append(leaf_stat(y[hit], None if weights is None else weights[hit], n_classes))
     return out
+
+
+def leaf_stat(labels: np.ndarray, weights: np.ndarray | None, n_classes: int) -> tuple:
+    """(majority label, samples, misclassified samples, class counts, weight of the misclassified samples) of a
+    leaf holding ``labels`` (with ``weights``): the label by (weighted) majority with ties to the largest label;
+    class counts are weights when ``weights`` is given."""
+    cnt = np.bincount(labels, weights=weights, minlength=n_classes)
+    lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
+    wrong = cnt.sum() - cnt[lab]
+    counts = [int(c) if float(c).is_integer() else float(c) for c in cnt]  # the form JSON reads back
+    return (lab, int(labels.size), int(np.count_nonzero(labels != lab)), counts,
+            int(wrong) if weights is None else float(wrong))
 
 
 def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
