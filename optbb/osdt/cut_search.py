@@ -4,8 +4,10 @@
 ``max_depth``: the search of :mod:`optbb.osdt.cut_kernel` on each column's sorted order of ranks, which needs no
 matrix of cuts.  It minimises the same objective as the dp search, ``errors / N + regularization * leaves`` with
 real sample weights (in the dp search's fixed-point units, so every sum is exact) and any number of classes.  The
-first incumbent is the better of a CART tree grown on the raw columns to the same depth and the optimal tree of
-depth 2 with its leaves grown into optimal subtrees of depth up to 2; a stopped search returns its best tree and a
+first incumbent is the optimal tree of depth 2 with its leaves grown into optimal subtrees of depth up to 2; a CART
+tree grown on the raw columns to the same depth replaces it when cheaper, before the search with regularization
+(its leaves then bound the search's depth), else once the search has run :data:`CART_AFTER` seconds or stops
+sooner, so a search that ends within that time does not pay for it.  A stopped search returns its best tree and a
 valid lower bound.  The tree it returns reads the raw columns (``Tree.cuts``).
 """
 from __future__ import annotations
@@ -34,6 +36,9 @@ _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
 MEMO_BYTES = 64 << 20
 RECORD_ENTRIES = 1 << 21  # 16 MB of records of stumps (CutEngine._record_slots)
+# seconds of search before a CART tree is fitted (without regularization): scikit-learn's CART took 0.7 ms on iris
+# at depth 3, a fifth of the fit, and never helped a search of 10 ms (iris, wine at depth 3 and 4)
+CART_AFTER = 0.01
 
 
 class CutEngine:
@@ -76,6 +81,7 @@ class CutEngine:
         self._best_lb = 0.0
         self.blocks_start = True  # see :meth:`_blocks_start`
         self.cart_start: Callable[[], np.ndarray] | None = None  # see :meth:`try_cart`
+        self._clock = 0.0  # when the search started
 
     # -- arrays --------------------------------------------------------------------------------------------------
     @property
@@ -125,7 +131,7 @@ class CutEngine:
 
     def start(self) -> Status | None:
         if self.memory_limit is not None and self.planned_bytes() > self.memory_limit:
-            self.try_cart(self.inc_cost)  # the search stops with the CART tree, if it has one
+            self.try_cart()  # the search stops with the CART tree, if it has one
             return Status.MEMORY_LIMIT
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         order = self._order
@@ -142,15 +148,14 @@ class CutEngine:
                             z(n, np.float64))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
-        leaf_cost = self.inc_cost
         self._blocks_start()
-        self.try_cart(leaf_cost)
         self.fr = K.Frames(z((lv, K.N_FI), np.int64), z((lv, K.N_FV), np.float64))
         self.fr.fv[0, K.FV_UB] = self.fr.fv[0, K.FV_BEST] = self.inc_cost
         if self.depth >= 3:
             self.fr.fi[0, K.FI_D] = self.depth
             self.fr.fi[0, K.FI_PHASE] = K.OPEN
             self.st[K.S_TOP] = 0
+        self._clock = time.perf_counter()
         return None
 
     def _blocks_start(self) -> None:
@@ -175,16 +180,21 @@ class CutEngine:
         if cost < self.inc_cost:
             self.inc_tree, self.inc_cost = tree, cost
 
-    def try_cart(self, leaf_cost: float) -> None:
-        """The pruned tree of ``cart_start()`` (a CART tree; once) as the incumbent when it is cheaper than the root
-        leaf (``leaf_cost``) and no dearer than the incumbent, unless the incumbent has no errors and there is no
-        regularization (it is optimal: on iris and wine at depth 4 the CART tree took a third of the fit)."""
+    def try_cart(self) -> None:
+        """The pruned tree of ``cart_start()`` (a CART tree; once) as the best tree when it is cheaper than the best
+        so far; not when that has no errors and there is no regularization (it is optimal).  During the search, the
+        root frame's best and bound fall to its cost, which only tightens the bounds the frames give their children
+        (each a cost some tree reaches), and the search's own tree replaces it only when strictly cheaper."""
         make, self.cart_start = self.cart_start, None
-        if make is None or self.inc_cost <= 0.0:
+        best = self._best()[0]
+        if make is None or best <= 0.0:
             return
         tree, cost = self.pruned_cost(make())
-        if cost < leaf_cost and cost <= self.inc_cost:
+        if cost < best:
             self.inc_tree, self.inc_cost = tree, cost
+            if self.fr is not None:
+                self.fr.fv[0, K.FV_BEST] = cost
+                self.fr.fv[0, K.FV_UB] = min(self.fr.fv[0, K.FV_UB], cost)
 
     def memory_bytes(self) -> int:
         groups = [g for g in (self.lev, self.fr, self.memo) if g is not None] + [self.data]
@@ -204,6 +214,9 @@ class CutEngine:
             return driver.DONE
         code = K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, int(work),
                      self.sc)
+        if self.cart_start is not None and code != K.DONE and (
+                code == K.NODE_LIMIT or time.perf_counter() - self._clock >= CART_AFTER):
+            self.try_cart()
         if code == K.NODE_LIMIT:
             return driver.NODE_LIMIT
         self.done = code == K.DONE
@@ -289,6 +302,8 @@ class CutEngine:
         return int(self.st[K.S_TOP]) + 1
 
     def finish(self, status: Status):
+        if status is not Status.OPTIMAL:  # a CART tree the search did not wait for
+            self.try_cart()
         cost, tree = self._best()
         model, errors = self.model(tree)
         objective = objective_value(errors, model.n_leaves, float(self.w.sum()) if self.w is not None else self.n,
@@ -488,8 +503,9 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
     holds class indices ``0 .. n_classes - 1``.  ``values``: each column's distinct values on the rows of positive
     weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known, and ``ranked`` with them:
     its ``(ranks, orders)`` of those rows (ignored unless their shape fits).  ``warm_start="cart"``:
-    at depth 3 or more, the first incumbent is the better of the pruned CART tree and the depth-2 blocks tree
-    (:meth:`CutEngine._blocks_start`); None: the root leaf.  Arguments are assumed checked (see
+    at depth 3 or more, the first incumbent is the depth-2 blocks tree (:meth:`CutEngine._blocks_start`), and the
+    pruned CART tree replaces it when cheaper (with regularization before the search, else as the module docstring
+    says); None: the root leaf.  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`)."""
     started = time.perf_counter() if started is None else started
     w, X, y = drop_zero_weights(sample_weight, np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))
@@ -504,5 +520,5 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
                 and cart_affordable(*X.shape, limits.time_limit, started)):
             engine.cart_start = lambda: cart_tree(X, y, w, engine.values, max_depth, float(regularization))
             if engine.lam_n > 0:  # the incumbent then bounds the depth the search's arrays are made for
-                engine.try_cart(engine.inc_cost)  # else after the blocks tree (CART kept on a tie, as here)
+                engine.try_cart()  # else late in the search, if at all (CutEngine.try_cart)
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
