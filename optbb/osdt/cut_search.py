@@ -30,7 +30,7 @@ from .cut_memo import entry_bytes, new_memo, row_keys, subtree_end
 from .dp_search import fixed_point_weights
 from .initial_tree import cart_affordable
 from .model import Tree
-from .trees import leaf_stat
+from .trees import leaf_stats_of
 
 _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
@@ -391,15 +391,15 @@ class CutEngine:
         right (``x == 1``); its leaves are numbered in the order of a walk taking the branch where the feature is 1
         first, as :meth:`~optbb.osdt.model.Tree.over_columns` numbers them."""
         kept, index = self.cut_map(tree)
-        R, y, w = self.data.R, self.y, self.w
+        R = self.data.R
         leaves: list[tuple] = []
-        stats: list[tuple] = []
+        leaf_of = np.empty(self.n, dtype=np.int64)
 
         def walk(pos, rows, path):  # -> the shape of the subtree at ``pos``
             j = int(tree[0, pos])
             if j < 0:
+                leaf_of[rows] = len(leaves)
                 leaves.append(tuple(sorted(path)))
-                stats.append(leaf_stat(y[rows], None if w is None else w[rows], self.k))
                 return ("leaf", len(leaves) - 1)
             f, left = index[(j, int(tree[1, pos]))], R[j, rows] <= tree[1, pos]
             sides = ((pos + 1, rows[left]), (_subtree_end(tree, pos + 1), rows[~left]))
@@ -409,10 +409,11 @@ class CutEngine:
             return ("split", f, zero, one)
 
         shape = walk(0, np.arange(self.n), [])
+        stats = leaf_stats_of(leaf_of, len(leaves), self.y, self.k, self.w)
         model = Tree.from_shape(shape, leaves, [s[0] for s in stats], kept.feature_names(), [s[1] for s in stats],
                                 [s[2] for s in stats], None, [s[3] for s in stats], cuts=kept)
         wrong = [s[4] for s in stats]
-        return model, sum(wrong) if w is None else math.fsum(wrong)  # fsum: the same in any order of the leaves
+        return model, sum(wrong) if self.w is None else math.fsum(wrong)  # fsum: the same in any order of the leaves
 
 
 def _ranks_and_orders(X: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray]:

@@ -22,12 +22,25 @@ def leaf_stat(labels: np.ndarray, weights: np.ndarray | None, n_classes: int) ->
     """(majority label, samples, misclassified samples, class counts, weight of the misclassified samples) of a
     leaf holding ``labels`` (with ``weights``): the label by (weighted) majority with ties to the largest label;
     class counts are weights when ``weights`` is given."""
-    cnt = np.bincount(labels, weights=weights, minlength=n_classes)
-    lab = n_classes - 1 - int(np.argmax(cnt[::-1]))
-    wrong = cnt.sum() - cnt[lab]
-    counts = [int(c) if float(c).is_integer() else float(c) for c in cnt]  # the form JSON reads back
-    return (lab, int(labels.size), int(np.count_nonzero(labels != lab)), counts,
-            int(wrong) if weights is None else float(wrong))
+    return leaf_stats_of(np.zeros(labels.size, dtype=np.int64), 1, labels, n_classes, weights)[0]
+
+
+def leaf_stats_of(leaf_of: np.ndarray, n_leaves: int, y: np.ndarray, n_classes: int,
+                  weights: np.ndarray | None = None) -> list[tuple]:
+    """:func:`leaf_stat` of each of ``n_leaves`` leaves, row ``i`` in leaf ``leaf_of[i]``, all counted at once."""
+    at = leaf_of * n_classes + y
+    size = n_leaves * n_classes
+    rows = np.bincount(at, minlength=size).reshape(n_leaves, n_classes)
+    cnt = rows if weights is None else np.bincount(at, weights=weights, minlength=size).reshape(n_leaves, n_classes)
+    labels = (n_classes - 1 - np.argmax(cnt[:, ::-1], axis=1)).tolist()
+    sizes, out = rows.sum(axis=1).tolist(), []
+    for leaf, lab in enumerate(labels):
+        c = cnt[leaf]
+        counts = [int(v) if float(v).is_integer() else float(v) for v in c.tolist()]  # the form JSON reads back
+        wrong = c.sum() - c[lab]
+        out.append((lab, sizes[leaf], sizes[leaf] - int(rows[leaf, lab]), counts,
+                    int(wrong) if weights is None else float(wrong)))
+    return out
 
 
 def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
