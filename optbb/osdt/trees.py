@@ -22,7 +22,9 @@ def leaf_stat(labels: np.ndarray, weights: np.ndarray | None, n_classes: int) ->
     """(majority label, samples, misclassified samples, class counts, weight of the misclassified samples) of a
     leaf holding ``labels`` (with ``weights``): the label by (weighted) majority with ties to the largest label;
     class counts are weights when ``weights`` is given."""
-    return leaf_stats_of(np.zeros(labels.size, dtype=np.int64), 1, labels, n_classes, weights)[0]
+    cnt = np.bincount(labels, weights=weights, minlength=n_classes)
+    lab = int(majority(cnt))
+    return _stat(cnt, lab, int(labels.size), int(np.count_nonzero(labels == lab)), weights is not None)
 
 
 def leaf_stats_of(leaf_of: np.ndarray, n_leaves: int, y: np.ndarray, n_classes: int,
@@ -32,15 +34,20 @@ def leaf_stats_of(leaf_of: np.ndarray, n_leaves: int, y: np.ndarray, n_classes: 
     size = n_leaves * n_classes
     rows = np.bincount(at, minlength=size).reshape(n_leaves, n_classes)
     cnt = rows if weights is None else np.bincount(at, weights=weights, minlength=size).reshape(n_leaves, n_classes)
-    labels = (n_classes - 1 - np.argmax(cnt[:, ::-1], axis=1)).tolist()
-    sizes, out = rows.sum(axis=1).tolist(), []
-    for leaf, lab in enumerate(labels):
-        c = cnt[leaf]
-        counts = [int(v) if float(v).is_integer() else float(v) for v in c.tolist()]  # the form JSON reads back
-        wrong = c.sum() - c[lab]
-        out.append((lab, sizes[leaf], sizes[leaf] - int(rows[leaf, lab]), counts,
-                    int(wrong) if weights is None else float(wrong)))
-    return out
+    sizes = rows.sum(axis=1).tolist()
+    return [_stat(cnt[leaf], lab, sizes[leaf], int(rows[leaf, lab]), weights is not None)
+            for leaf, lab in enumerate(majority(cnt).tolist())]
+
+
+def majority(cnt: np.ndarray) -> np.ndarray:
+    """The majority class of each row of class counts (the last axis), ties to the largest class."""
+    return cnt.shape[-1] - 1 - np.argmax(cnt[..., ::-1], axis=-1)
+
+
+def _stat(cnt: np.ndarray, lab: int, size: int, right: int, weighted: bool) -> tuple:
+    counts = [int(v) if float(v).is_integer() else float(v) for v in cnt.tolist()]  # the form JSON reads back
+    wrong = cnt.sum() - cnt[lab]
+    return lab, size, size - right, counts, float(wrong) if weighted else int(wrong)
 
 
 def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
