@@ -7,6 +7,8 @@ count is strictly below ``lambda * N``.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .jit import njit
 
 
@@ -39,6 +41,12 @@ def majority_class(counts):
         if j != best:
             errors += counts[j]
     return best, errors
+
+
+def majority_labels(counts):
+    """The label :func:`majority_class` gives each row of class counts (or weights; the last axis), in numpy for
+    Python callers: the largest count, ties to the larger class index."""
+    return counts.shape[-1] - 1 - np.argmax(counts[..., ::-1], axis=-1)
 
 
 @njit(cache=True, inline="always")

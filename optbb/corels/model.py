@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..common.bounds import majority_labels
 from ..common.data import MAX_CLASSES
 from ..common.formats import (JsonForm, as_counts, as_float, as_int, as_labels, as_list, as_str_list, binary_rows,
                               class_labels, dot_chain, first_match, json_label, latex_chain, latex_escape, literals,
@@ -260,6 +261,6 @@ def _majority(y: np.ndarray, w: np.ndarray | None, hit: np.ndarray, k: int) -> t
     other classes (summed class by class, as the kernel does)."""
     counts = np.bincount(y[hit], weights=None if w is None else w[hit], minlength=k)
     values = counts.tolist()  # Python ints (sample counts) or floats (sums of weights)
-    pred = k - 1 - int(np.argmax(counts[::-1]))
+    pred = int(majority_labels(counts))
     err = sum(values[j] for j in range(k) if j != pred)
     return values, pred, err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..common.bounds import majority_labels
 from .model import Tree
 
 
@@ -23,7 +24,7 @@ def leaf_stat(labels: np.ndarray, weights: np.ndarray | None, n_classes: int) ->
     leaf holding ``labels`` (with ``weights``): the label by (weighted) majority with ties to the largest label;
     class counts are weights when ``weights`` is given."""
     cnt = np.bincount(labels, weights=weights, minlength=n_classes)
-    lab = int(majority(cnt))
+    lab = int(majority_labels(cnt))
     return _stat(cnt, lab, int(labels.size), int(np.count_nonzero(labels == lab)), weights is not None)
 
 
@@ -36,12 +37,7 @@ def leaf_stats_of(leaf_of: np.ndarray, n_leaves: int, y: np.ndarray, n_classes: 
     cnt = rows if weights is None else np.bincount(at, weights=weights, minlength=size).reshape(n_leaves, n_classes)
     sizes = rows.sum(axis=1).tolist()
     return [_stat(cnt[leaf], lab, sizes[leaf], int(rows[leaf, lab]), weights is not None)
-            for leaf, lab in enumerate(majority(cnt).tolist())]
-
-
-def majority(cnt: np.ndarray) -> np.ndarray:
-    """The majority class of each row of class counts (the last axis), ties to the largest class."""
-    return cnt.shape[-1] - 1 - np.argmax(cnt[..., ::-1], axis=-1)
+            for leaf, lab in enumerate(majority_labels(cnt).tolist())]
 
 
 def _stat(cnt: np.ndarray, lab: int, size: int, right: int, weighted: bool) -> tuple:
