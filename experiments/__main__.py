@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from optbb.cli import forget_caught_interrupts
+
 from . import registry
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -89,4 +91,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    forget_caught_interrupts()  # exit 130 after a Ctrl-C, not -2
+    sys.exit(code)

@@ -431,7 +431,7 @@ def run() -> None:
         print(f"optbb: error: cannot write the output: {exc.strerror}", file=sys.stderr)
         code = EXIT_INPUT
     _ignore_signals()
-    _forget_caught_interrupts()
+    forget_caught_interrupts()
     sys.exit(code)
 
 
@@ -440,7 +440,7 @@ def _ignore_signals() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
-def _forget_caught_interrupts() -> None:
+def forget_caught_interrupts() -> None:
     """CPython run as ``python -m`` kills itself with SIGINT at exit (code -2, not ours) when a KeyboardInterrupt
     once left code that ``exec`` or ``eval`` ran from a string, as dataclasses and namedtuples being made do, even if
     a caller caught it and went on.  The next such ``exec`` that ends normally clears that mark."""
