@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from optbb.cli import forget_caught_interrupts
+from optbb.common.limits import forget_caught_interrupts
 
 from . import registry
 

@@ -24,7 +24,7 @@ import pandas as pd
 
 from . import datasets
 from .common.data import from_arrays, read_corels, read_csv_frame
-from .common.limits import InterruptGuard
+from .common.limits import InterruptGuard, forget_caught_interrupts
 
 EXIT_OK, EXIT_INPUT, EXIT_LIMIT, EXIT_INTERRUPTED, EXIT_PIPE, EXIT_TERMINATED = 0, 2, 3, 130, 141, 143
 
@@ -438,13 +438,6 @@ def run() -> None:
 def _ignore_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-
-
-def forget_caught_interrupts() -> None:
-    """CPython run as ``python -m`` kills itself with SIGINT at exit (code -2, not ours) when a KeyboardInterrupt
-    once left code that ``exec`` or ``eval`` ran from a string, as dataclasses and namedtuples being made do, even if
-    a caller caught it and went on.  The next such ``exec`` that ends normally clears that mark."""
-    exec("pass")
 
 
 if __name__ == "__main__":

@@ -168,3 +168,10 @@ class InterruptGuard:
             signal.signal(sig, previous)
         self._previous.clear()
         return False
+
+
+def forget_caught_interrupts() -> None:
+    """CPython run as ``python -m`` kills itself with SIGINT at exit (code -2, not ours) when a KeyboardInterrupt
+    once left code that ``exec`` or ``eval`` ran from a string, as dataclasses and namedtuples being made do, even if
+    a caller caught it and went on.  The next such ``exec`` that ends normally clears that mark."""
+    exec("pass")
