@@ -98,7 +98,6 @@ def main(argv=None) -> int:
         ours = [run_optbb(fold, args.lam) for _ in range(args.repeats)]
         cxx = []
         if binary is not None:
-            base = FOLD_DIR / f"compas_{fold}_train"
             cxx_files = anchors.corels_cv_fold(fold)
             for _ in range(args.cxx_repeats):
                 if cxx_files is None:

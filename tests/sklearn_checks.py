@@ -42,7 +42,6 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     """``{check name: reason}`` for an optbb estimator, the Binarizer or a Pipeline ending in an optbb estimator."""
     from sklearn.pipeline import Pipeline
 
-    from optbb.frl.estimator import _FRLBase
     from optbb.preprocessing import Binarizer
 
     if isinstance(estimator, Pipeline):

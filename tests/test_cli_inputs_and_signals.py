@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path

@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import sys
 import threading
-import warnings
 from pathlib import Path
 
 import numpy as np

@@ -48,7 +48,7 @@ def run(config) -> int:
     k = int(df.max_prefix_length.max())
     m = int(round(df.n_antecedents.mean()))
     brute_k, brute_10 = n_prefixes(m, k), n_prefixes(m, 10)
-    rows = [("CORELS (measured)", k, lbe, total), (f"Brute force", k, brute_k, brute_k * per_eval),
+    rows = [("CORELS (measured)", k, lbe, total), ("Brute force", k, brute_k, brute_k * per_eval),
             ("Brute force", 10, brute_10, brute_10 * per_eval), ("CORELS (1984)", k, lbe, total * MOORE_1984)]
     table = pd.DataFrame([{"Algorithmic approach": a, "Max evaluated prefix length": kk,
                            "Lower bound evaluations": f"{n:.2g}", "Predicted runtime": human(t),

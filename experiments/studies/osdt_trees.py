@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..osdt_common import DATASETS, binoct_task, cart_task, osdt_task, pct
+from ..osdt_common import binoct_task, cart_task, osdt_task, pct
 from ..registry import register
 from ..report import md_table, mode_note, pyplot, save_figure, sig, write_markdown
 from ..runner import run_sweep

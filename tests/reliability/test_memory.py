@@ -49,7 +49,7 @@ def test_corels_memory_limit_peak_rss():
     assert loose["status"] == "MEMORY_LIMIT"
     assert loose["growth"] > 2 * cap, loose
     assert loose["growth"] <= 4 * cap + 16 * MB, loose
-    print(f"CORELS: " + "; ".join(
+    print("CORELS: " + "; ".join(
         f"cap {c / MB:.0f} MB: accounted {r['counters']['memory_bytes'] / MB:.1f} MB, "
         f"RSS growth {r['growth'] / MB:.1f} MB"
         for c, r in ((cap, capped), (4 * cap, loose))))
@@ -71,7 +71,7 @@ def test_osdt_memory_limit_peak_rss_fico():
     assert loose["status"] == "MEMORY_LIMIT"
     assert loose["growth"] > 2 * cap, loose
     assert loose["growth"] <= 4 * cap + 16 * MB, loose
-    print(f"OSDT: " + "; ".join(
+    print("OSDT: " + "; ".join(
         f"cap {c / MB:.0f} MB: accounted {r['counters']['memory_bytes'] / MB:.1f} MB, "
         f"RSS growth {r['growth'] / MB:.1f} MB"
         for c, r in ((cap, capped), (4 * cap, loose))))
