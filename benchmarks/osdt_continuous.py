@@ -87,7 +87,7 @@ def run_contree(X, y, depth: int, timeout: float):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = ConTree(max_depth=depth, time_limit=timeout).fit(X, y)
-    late = any("time limit" in str(w.message) for w in caught)
+    late = any("exceeds time limit" in str(w.message) for w in caught)
     return int(np.sum(model.predict(X) != y)), "time_limit" if late else "optimal", None
 
 
