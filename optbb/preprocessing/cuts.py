@@ -17,6 +17,7 @@ takes, whose trees then predict on the raw numeric columns.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,7 +31,7 @@ from .thresholds import shortest_decimal
 def cut_threshold(lo: float, hi: float) -> float:
     """The shortest decimal ``t`` with ``lo <= t < hi`` (strictly above ``lo`` unless the two are adjacent doubles):
     ``x <= t`` puts ``lo`` and everything below it on one side, ``hi`` and everything above on the other."""
-    return shortest_decimal(float(lo), float(np.nextafter(hi, -np.inf)))
+    return shortest_decimal(float(lo), math.nextafter(float(hi), -math.inf))
 
 
 def threshold_text(t: float) -> str:

@@ -2,7 +2,7 @@
 readable times they print as."""
 from __future__ import annotations
 
-from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, localcontext
+import math
 
 import numpy as np
 import pandas as pd
@@ -47,26 +47,51 @@ def digits_to_distinguish(values, data) -> int:
 
 def shortest_decimal(lo: float, hi: float) -> float:
     """The number of fewest significant digits in ``(lo, hi]`` (``hi`` itself if it is one of them, else the one
-    nearest the middle), so that ``x < result`` splits any values outside the interval as ``x < hi`` does."""
-    with localcontext() as ctx:
-        ctx.prec = 800  # every double is exact in decimal within 767 digits
-        a, b = Decimal(lo), Decimal(hi)
-        mid = (a + b) / 2
-        top = max(abs(a), abs(b))
-        if top == 0:
-            return hi
-        e = top.adjusted() + 1
-        for q in range(e, e - 20, -1):
-            step = Decimal(1).scaleb(q)
-            first = (a / step).to_integral_value(rounding=ROUND_FLOOR) + 1
-            last = (b / step).to_integral_value(rounding=ROUND_FLOOR)
-            if first <= last:
-                k = last if last * step == b else min(
-                    max((mid / step).to_integral_value(rounding=ROUND_HALF_EVEN), first), last)
-                c = float(k * step)
-                if lo < c <= hi:
-                    return c
+    nearest the middle, halves to even), so that ``x < result`` splits any values outside the interval as ``x < hi``
+    does.  Exact: ``lo`` and ``hi`` are taken as the fractions ``A / D`` and ``B / D`` they are (``D`` a power of
+    two) and every step is integer arithmetic (a fourth of the time ``decimal`` at 800 digits took)."""
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return hi
+    (na, da), (nb, db) = lo.as_integer_ratio(), hi.as_integer_ratio()
+    D = max(da, db)
+    A, B = na * (D // da), nb * (D // db)
+    top = max(abs(A), abs(B))
+    if top == 0:
+        return hi
+    e = _decimal_exponent(top, D, max(abs(lo), abs(hi))) + 1
+    for q in range(e, e - 20, -1):  # steps 10^q, coarsest first
+        num, den = (1, 10 ** q) if q >= 0 else (10 ** -q, 1)  # x / 10^q = x * num / den
+        s = D * den
+        first, last = (A * num) // s + 1, (B * num) // s
+        if first > last:
+            continue
+        k = last if last * s == B * num else min(max(_half_even((A + B) * num, 2 * s), first), last)
+        c = k * den / num  # correctly rounded
+        if lo < c <= hi:
+            return c
     return hi
+
+
+def _decimal_exponent(top: int, D: int, near: float) -> int:
+    """``floor(log10(top / D))`` exactly (``near``: ``top / D`` as a float, for the first guess)."""
+    k = math.floor(math.log10(near))
+    while _at_least(top, D, k + 1):
+        k += 1
+    while not _at_least(top, D, k):
+        k -= 1
+    return k
+
+
+def _at_least(top: int, D: int, k: int) -> bool:
+    """Whether ``top / D >= 10^k``."""
+    return top >= D * 10 ** k if k >= 0 else top * 10 ** -k >= D
+
+
+def _half_even(n: int, m: int) -> int:
+    """``n / m`` (``m > 0``) rounded to the nearest integer, halves to even."""
+    q, r = divmod(n, m)
+    return q + 1 if 2 * r > m or (2 * r == m and q % 2) else q
 
 
 def readable_time(lo: int, hi: int, closed_left: bool) -> int:
