@@ -112,12 +112,17 @@ class Tree(JsonForm):
         """Index of the leaf capturing each row of a 0/1 matrix, or of the raw rows of a tree with ``cuts`` (-1 if
         none, which cannot happen for a tree)."""
         X = binary_rows(X, len(self.feature_names) or None) if self.cuts is None else self.cuts.transform(X)
-        out = np.full(X.shape[0], -1, dtype=np.int64)
+        used = self.features_used()
+        col = {f: i for i, f in enumerate(used)}
+        W = np.zeros((len(used), len(self.leaves)), dtype=np.float32)
+        need = np.zeros(len(self.leaves), dtype=np.float32)
         for k, leaf in enumerate(self.leaves):
-            hit = np.ones(X.shape[0], dtype=bool)
             for f, v in leaf:
-                hit &= X[:, f] == v
-            out[hit] = k
+                W[col[f], k] = 1.0 if v else -1.0
+                need[k] += v
+        out = np.full(X.shape[0], -1, dtype=np.int64)
+        for lo in range(0, X.shape[0], _ROWS_AT_ONCE):
+            out[lo:lo + _ROWS_AT_ONCE] = _last_leaf_met(X[lo:lo + _ROWS_AT_ONCE, used], W, need)
         return out
 
     def _leaf_of_rows(self, X) -> np.ndarray:
@@ -445,3 +450,17 @@ def leaves_from_sklearn(estimator, n_features: int) -> list[tuple[Literal, ...]]
         stack.append((right, lits + ((f, 1),)))
         stack.append((left, lits + ((f, 0),)))
     return out
+
+
+_ROWS_AT_ONCE = 1 << 15  # rows whose (rows x leaves) table of hits is made at once
+
+
+def _last_leaf_met(X: np.ndarray, W: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """Per 0/1 row of ``X``, the last leaf whose literals it meets, -1 for none: ``W[f, k]`` is 1 for a literal
+    ``x_f == 1`` of leaf ``k``, -1 for ``x_f == 0``, and a row meets them all when ``X @ W[:, k]`` reaches
+    ``need[k]``, the number of the first kind (all leaves in one product)."""
+    if W.shape[1] == 0:
+        return np.full(X.shape[0], -1, dtype=np.int64)
+    hit = (X.astype(np.float32) @ W) == need
+    last = hit.shape[1] - 1 - np.argmax(hit[:, ::-1], axis=1)
+    return np.where(hit[np.arange(hit.shape[0]), last], last, -1)
