@@ -241,3 +241,7 @@ def test_pack_columns_is_pack_rows_of_the_transpose(n):
     assert np.array_equal(pack_columns(X.astype(bool)), pack_rows(X.T))
     assert np.array_equal(pack_columns(3 * X.astype(np.int64)), pack_rows(X.T))  # nonzero is 1
     assert np.array_equal(pack_columns(np.asfortranarray(X)), pack_rows(X.T))
+    mask = rng.random(n) < 0.5
+    assert np.array_equal(pack_columns(X, mask), pack_rows(X[mask].T))  # the rows of a mask, in their order
+    order = rng.permutation(n)[: n // 2]
+    assert np.array_equal(pack_columns(X, order), pack_rows(X[order].T))  # the rows given, in that order

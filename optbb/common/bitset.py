@@ -166,15 +166,22 @@ def pack_rows(bits: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(as_bytes).view("<u8").astype(np.uint64).reshape(n_rows, nw)
 
 
-def pack_columns(X: np.ndarray) -> np.ndarray:
-    """``pack_rows(X.T)`` (one bitset over the rows of ``X`` per column, nonzero = 1) without transposing ``X``: a
-    transpose of a tall matrix is a strided copy (1.1 s for 600,000 x 210, against 0.04 s packed row by row)."""
+def pack_columns(X: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """``pack_rows(X[rows].T)`` (one bitset per column over the rows of ``X``, or over the ``rows`` given, a boolean
+    mask or indices, in their order; nonzero = 1) without transposing ``X`` or copying its rows: a transpose of a
+    tall matrix is a strided copy (1.1 s for 600,000 x 210, against 0.04 s packed row by row), and a copy of a
+    class's rows of 1,000,000 x 210 took 0.04 s (more in a fresh process, whose pages are new)."""
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"pack_columns expects a 2-D array, got shape {X.shape}")
     X = np.ascontiguousarray(X) if X.dtype == np.uint8 else np.ascontiguousarray(X != 0).view(np.uint8)
-    out = np.zeros((X.shape[1], n_words(X.shape[0])), dtype=np.uint64)
-    _pack_columns(X, out)
+    if rows is None:
+        idx = np.arange(X.shape[0], dtype=np.int64)
+    else:
+        rows = np.asarray(rows)
+        idx = np.flatnonzero(rows) if rows.dtype == bool else rows.astype(np.int64)
+    out = np.zeros((X.shape[1], n_words(idx.shape[0])), dtype=np.uint64)
+    _pack_columns(X, idx, out)
     return out
 
 
@@ -184,22 +191,23 @@ def pack_columns_load() -> float:
     off the clock, as the driver keeps its kernels' loading (compiling it took 1.1 s on a loaded machine)."""
     if not getattr(_pack_columns, "signatures", True):
         t0 = time.perf_counter()
-        _pack_columns(np.zeros((1, 1), np.uint8), np.zeros((1, 1), np.uint64))
+        _pack_columns(np.zeros((1, 1), np.uint8), np.zeros(1, np.int64), np.zeros((1, 1), np.uint64))
         return time.perf_counter() - t0
     return 0.0
 
 
 @njit(cache=True)
-def _pack_columns(X, out):
-    n, m = X.shape
+def _pack_columns(X, idx, out):
+    n, m = idx.shape[0], X.shape[1]
     acc = np.zeros(m, dtype=np.uint64)
     for w in range(out.shape[1]):
         acc[:] = 0
         r0 = w * 64
         for i in range(r0, min(n, r0 + 64)):
             bit = np.uint64(1) << np.uint64(i - r0)
+            r = idx[i]
             for j in range(m):
-                if X[i, j] != 0:
+                if X[r, j] != 0:
                     acc[j] |= bit
         for j in range(m):
             out[j, w] = acc[j]

@@ -14,26 +14,27 @@ from .counts import column_mass, pair_mass
 from .kernel import Caches, Data
 
 
-def _pack_class(A: np.ndarray, wc: np.ndarray | None, by_word: bool):
-    """``(bits, all, weights)`` of the samples of one class: ``bits[j]`` the packed column ``j`` of ``A`` (samples x
-    antecedents), ``all`` the bitset of every sample and the weights (None, per sample, or per word when ``by_word``:
-    the samples sorted by weight, each weight's run starting on a word boundary)."""
-    k, m = A.shape
+def _pack_class(A: np.ndarray, rows: np.ndarray, wc: np.ndarray | None, by_word: bool):
+    """``(bits, all, weights)`` of the samples of one class, the ``rows`` (indices) of ``A`` (samples x antecedents):
+    ``bits[j]`` the packed column ``j`` of those rows, ``all`` the bitset of every sample and the weights (None, per
+    sample, or per word when ``by_word``: the samples sorted by weight, each weight's run starting on a word
+    boundary)."""
+    k, m = rows.shape[0], A.shape[1]
     if k == 0:
         return np.zeros((m, 0), dtype=np.uint64), ones(0), (None if wc is None else np.zeros(0))
     if not by_word:
-        return pack_columns(A), ones(k), wc
+        return pack_columns(A, rows), ones(k), wc
     values, level = np.unique(wc, return_inverse=True)
     order = np.argsort(level, kind="stable")
     counts = np.bincount(level, minlength=values.shape[0])
     words = (counts + 63) // 64
     start = 64 * np.concatenate([[0], np.cumsum(words)[:-1]])
     slot = start[level[order]] + (np.arange(k) - np.repeat(np.cumsum(counts) - counts, counts))
-    rows = np.zeros((64 * int(words.sum()), m), dtype=np.uint8)
-    rows[slot] = A[order]
-    every = np.zeros((1, rows.shape[0]), dtype=bool)
+    padded = np.zeros((64 * int(words.sum()), m), dtype=np.uint8)
+    padded[slot] = A[rows[order]]
+    every = np.zeros((1, padded.shape[0]), dtype=bool)
     every[0, slot] = True
-    return pack_columns(rows), pack_rows(every)[0], np.repeat(values, words)
+    return pack_columns(padded), pack_rows(every)[0], np.repeat(values, words)
 
 
 class SearchData:
@@ -79,8 +80,8 @@ class SearchData:
         wp, wn = (None, None) if weights is None else (weights[pos], weights[~pos])
         self.per_word = weights is not None and all(
             np.unique(wc).shape[0] <= max(self.MIN_LEVELS, self.LEVEL_PADDING * wc.shape[0] / 64) for wc in (wp, wn))
-        self.Xpos, self.all_pos, self.wpos = _pack_class(A[pos], wp, self.per_word)
-        self.Xneg, self.all_neg, self.wneg = _pack_class(A[~pos], wn, self.per_word)
+        self.Xpos, self.all_pos, self.wpos = _pack_class(A, np.flatnonzero(pos), wp, self.per_word)
+        self.Xneg, self.all_neg, self.wneg = _pack_class(A, np.flatnonzero(~pos), wn, self.per_word)
         if weights is None:
             self.tiny = 0.0
             self.n_pos, self.n_neg = int(pos.sum()), int((~pos).sum())
