@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from optbb.preprocessing.thresholds import shortest_decimal
-from tests.twins.shortest_decimal import shortest_decimal as twin
+from twins.shortest_decimal import shortest_decimal as twin
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 
