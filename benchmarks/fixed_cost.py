@@ -25,17 +25,11 @@ from pathlib import Path
 import numpy as np
 
 import workers
+from osdt_continuous import load
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = [f"{name}@d{d}" for name in ("iris", "wine") for d in (2, 3, 4)]
 WARM_UP = 30
-
-
-def load(name: str) -> tuple[np.ndarray, np.ndarray]:
-    from sklearn import datasets
-
-    X, y = getattr(datasets, f"load_{name}")(return_X_y=True)
-    return X.astype(np.float64), y.astype(np.int64)
 
 
 def solvers(depth: int) -> dict:
