@@ -39,7 +39,7 @@ def solvers(depth: int) -> dict:
 
     from optbb.common.validation import validate_fit_input
     from optbb.osdt import OSDTClassifier
-    from optbb.preprocessing.cuts import column_values
+    from optbb.osdt.numeric.cuts import column_values
 
     def errors(model, X, y):
         return int(np.sum(model.fit(X, y).predict(X) != y))

@@ -11,7 +11,7 @@ of scikit-learn's iris, wine, breast cancer and digits, and of UCI adult (its si
 its training file, ``../shared/data/adult/raw``) and bank-full (its seven numeric columns, 45,211 rows,
 ``../shared/data/frl``), full size (``adult``, ``bank``) and as 5,000-row samples (seed 0; ``adult5k``, ``bank5k``),
 at depths 2, 3 and 4.  optbb: ``OSDTClassifier(regularization=0, max_depth=d, time_limit=timeout,
-memory_limit="4G")``, which searches each column's sorted order (:mod:`optbb.osdt.cut_search`).
+memory_limit="4G")``, which searches each column's sorted order (:mod:`optbb.osdt.numeric.engine`).
 ConTree (pip ``pycontree``, a benchmark-only dependency; Brita, van der Linden & Demirović, AAAI 2025):
 ``pycontree.ConTree(max_depth=d, time_limit=timeout)``, certified unless its fit warns that it ran out of time.
 Errors are counted by each solver's ``predict`` on the training rows; where both certify they must be equal.

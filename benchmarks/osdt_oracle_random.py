@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 
 from optbb.common.data import from_arrays  # noqa: E402
 from optbb.osdt import solve  # noqa: E402
-from optbb.osdt.dp_search import solve_dp  # noqa: E402
+from optbb.osdt.dp.engine import solve_dp  # noqa: E402
 
 TOL = 1e-9
 

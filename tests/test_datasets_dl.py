@@ -25,7 +25,7 @@ def test_vote_fixture_shape_labels_and_depth2_optimum():
     # the published minimum errors at depth 2 (DL8.5 / STreeD), reproduced by the pair-count solver
     from optbb.common.bitset import ones
     from conftest import class_bitsets
-    from optbb.osdt.depth2 import depth2
+    from optbb.osdt.dp.depth2 import depth2
 
     res = depth2(np.ascontiguousarray(data.bits), class_bitsets(data.y.astype(np.int64), 2), ones(435), 0.0)
     assert res[0] == DL_OPTIMA["vote"][0] == 17

@@ -238,7 +238,7 @@ def test_leaf_set_search_stopped_at_start_without_warm_start_returns_the_root():
 def test_leaf_set_workspace_grows_only_within_the_memory_limit(monkeypatch):
     """On these data a tree of more than 16 leaves is expanded, which needs a larger expansion workspace; capped at
     the bytes held just before that growth, the search stops there, within the cap."""
-    from optbb.osdt.leaf_set import OsdtEngine
+    from optbb.osdt.leaf_set.engine import OsdtEngine
 
     rng = np.random.default_rng(0)
     X = (rng.random((200, 6)) < 0.5).astype(np.uint8)

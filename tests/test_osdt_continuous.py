@@ -16,8 +16,8 @@ from hypothesis.extra import numpy as hnp
 from optbb import export
 from optbb.common.data import BinaryDataset
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
-from optbb.osdt.dispatch import solve_columns
-from optbb.preprocessing.cuts import (all_cuts, column_values, count_cuts, cut_threshold, is_binary_column,
+from optbb.osdt.solve import solve_columns
+from optbb.osdt.numeric.cuts import (all_cuts, column_values, count_cuts, cut_threshold, is_binary_column,
                                      sorted_columns, threshold_text)
 from twins.brute_numeric import optimal_objective, tree_objective
 
@@ -66,7 +66,7 @@ def test_depth_two_is_the_brute_force_over_every_threshold(problem):
 
 
 def sorted_orders(X, y, lam, depth, w=None):
-    """The search over sorted orders (optbb.osdt.cut_search), whatever the number of cuts."""
+    """The search over sorted orders (optbb.osdt.numeric.engine), whatever the number of cuts."""
     return solve_columns(X, y, lam, [f"x{j}" for j in range(X.shape[1])], max_depth=depth, sample_weight=w,
                          n_classes=int(y.max()) + 1)
 
@@ -361,7 +361,7 @@ def test_deeper_trees_are_the_binary_dp_on_every_cut(problem, depth):
 def test_positions_past_the_records_are_searched_as_well(monkeypatch, depth):
     """With room for the records of two positions per column, the depth-2 solver evaluates the rest without the
     columns' bounds, and finds the same optimum."""
-    from optbb.osdt import cut_search
+    from optbb.osdt.numeric import engine as cut_search
     X, y = hard_numeric_problem(n=200, m=4, seed=5)
     full = OSDTClassifier(regularization=0, max_depth=depth).fit(X, y).result_
     monkeypatch.setattr(cut_search, "RECORD_ENTRIES", 16)
@@ -375,7 +375,7 @@ def test_columns_swept_by_value_or_on_their_order_give_the_same_tree(monkeypatch
     """The depth-2 solver sweeps a column whose values span few ranks from its class weights by value, any other on
     its order; both find the first of the least stumps, so with no room for the class weights by value (every
     column swept on its order) the search and its tree are the same."""
-    from optbb.osdt import cut_search
+    from optbb.osdt.numeric import engine as cut_search
     rng = np.random.default_rng(7)
     n = 600
     X = np.column_stack([rng.integers(0, 5, n), rng.integers(0, 40, n), rng.normal(size=n),
@@ -438,7 +438,7 @@ def test_a_cart_tree_taken_in_the_middle_of_the_search_keeps_it_optimal(monkeypa
     a search without it, which the binary dp on every cut confirms.  On these problems (5 of 300 seeds) the CART
     tree at depth 3 is cheaper than the blocks tree, so it is taken: without that the test would prove nothing."""
     from optbb.common import driver
-    from optbb.osdt import cut_search
+    from optbb.osdt.numeric import engine as cut_search
 
     taken = []
     try_cart = cut_search.CutEngine.try_cart
@@ -480,7 +480,7 @@ def test_the_first_tree_grows_the_depth2_optimum_by_blocks(depth, lam):
 
 @pytest.mark.parametrize("lam, weighted", [(0.0, False), (0.013, False), (0.007, True)])
 def test_the_pruned_cart_tree_costs_what_its_leaves_cost(lam, weighted):
-    from optbb.osdt.cut_search import CutEngine, cart_tree
+    from optbb.osdt.numeric.engine import CutEngine, cart_tree
 
     X, y = hard_numeric_problem(n=300)
     w = np.random.default_rng(1).random(len(y)) + 0.1 if weighted else None

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from conftest import class_bitsets
 from optbb.common.bitset import ones, pack, pack_rows
-from optbb.osdt import depth2 as D
-from optbb.osdt import dp as DP
-from optbb.osdt.dp_search import DPEngine, search_dataset
+from optbb.osdt.dp import depth2 as D
+from optbb.osdt.dp import kernel as DP
+from optbb.osdt.dp.engine import DPEngine, search_dataset
 from twins import brute_depth2 as B
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

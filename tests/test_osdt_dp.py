@@ -20,8 +20,8 @@ from optbb.common.data import from_arrays  # noqa: E402
 from optbb.common.result import Status  # noqa: E402
 from optbb.datasets.dl import DL_OPTIMA  # noqa: E402
 from optbb.osdt import OSDTClassifier, solve  # noqa: E402
-from optbb.osdt import dp_search  # noqa: E402
-from optbb.osdt.dp_search import solve_dp  # noqa: E402
+from optbb.osdt.dp import engine as dp_search  # noqa: E402
+from optbb.osdt.dp.engine import solve_dp  # noqa: E402
 
 # golden rows that take more than a few seconds on a loaded 2-core machine
 SLOW_GOLDEN = {("tic-tac-toe", "0.005"), ("fico_binary", "0.005"), ("car-evaluation", "0.005")}
@@ -192,7 +192,7 @@ def test_dl_depth3_optima(name, expected, monkeypatch):
 
 @pytest.mark.parametrize("name", ["vote", "heart-cleveland", "tic-tac-toe"])
 def test_dl_depth3_optima_as_the_search_decides(name):
-    """Below :data:`~optbb.osdt.dp_search.DEPTH2_MIN_WORK` (these three) the search leaves the depth-2 solver
+    """Below :data:`~optbb.osdt.dp.engine.DEPTH2_MIN_WORK` (these three) the search leaves the depth-2 solver
     out: the published optimum all the same."""
     X, _ = dl_data(name)
     assert not dp_search.depth2_pays(X.shape[1], (X.shape[0] + 63) // 64, 3)
@@ -212,8 +212,8 @@ def test_the_depth2_solver_is_left_out_only_of_small_searches():
 @pytest.mark.parametrize("name", ["vote", "heart-cleveland", "tic-tac-toe"])
 def test_dl_depth3_optima_without_count_tables(name, monkeypatch):
     """The depth-2 solver without count tables (as for tables over 64 MB) at depth 3: the published optimum."""
-    from optbb.osdt import dp as D
-    from optbb.osdt.dp_search import DPEngine
+    from optbb.osdt.dp import kernel as D
+    from optbb.osdt.dp.engine import DPEngine
 
     monkeypatch.setattr(DPEngine, "_new_tables", lambda self: D.NO_TABLES)
     _dl_check(name, 3, DL_OPTIMA[name][1])
@@ -345,7 +345,7 @@ def test_stopped_search_returns_its_best_tree():
 
 
 def test_stopped_search_fits_no_cart_completion_once_their_time_is_up(monkeypatch):
-    from optbb.osdt import dp_trees
+    from optbb.osdt.dp import trees as dp_trees
 
     monkeypatch.setattr(dp_trees, "GREEDY_SECONDS", -1.0)
     monkeypatch.setattr(dp_trees, "cart_warm_start", lambda *args: pytest.fail("CART fitted after its time"))

@@ -24,7 +24,7 @@ from golden import dl_data, osdt_data  # noqa: E402
 from twins.brute_trees import optimal_objective  # noqa: E402
 
 from optbb.common.result import Status  # noqa: E402
-from optbb.osdt.dp_search import solve_dp  # noqa: E402
+from optbb.osdt.dp.engine import solve_dp  # noqa: E402
 
 
 @st.composite

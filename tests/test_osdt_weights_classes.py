@@ -16,8 +16,8 @@ from optbb import export
 from optbb.common.data import from_arrays
 from optbb.common.result import Status
 from optbb.osdt import OSDTClassifier, Tree, solve
-from optbb.osdt import depth2 as D2
-from optbb.osdt.dp_search import fixed_point_weights, solve_dp, weight_layers
+from optbb.osdt.dp import depth2 as D2
+from optbb.osdt.dp.engine import fixed_point_weights, solve_dp, weight_layers
 from twins.brute_trees import optimal_objective
 from conftest import class_bitsets
 

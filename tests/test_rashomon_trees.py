@@ -18,7 +18,7 @@ from scipy.stats import chisquare
 from optbb.common.data import BinaryDataset
 from optbb.common.result import Status
 from optbb.osdt import OSDTClassifier, Tree, rashomon_set
-from optbb.osdt.rashomon_set import STAGES
+from optbb.osdt.rashomon.build import STAGES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -227,7 +227,7 @@ def test_a_time_limit_before_the_optimum_gives_an_empty_set_with_the_status():
 
 def test_ctrl_c_returns_what_was_found(monkeypatch):
     """Ctrl-C during the widening to the bound keeps the set of the stage before (the optimal trees)."""
-    from optbb.osdt import rashomon as engine
+    from optbb.osdt.rashomon import space as engine
 
     data = BinaryDataset(*_random(40, 4, seed=2), [f"f{j}" for j in range(4)])
     full = rashomon_set(data, 0.005, epsilon=0.5, max_depth=3)

@@ -21,7 +21,7 @@ and ``Xneg[j]``.  Counting work is saved three ways, none of which changes the t
 The random numbers come from :mod:`optbb.frl.rng`, whose state array persists across chunks, so a seed fixes the
 whole run whatever the chunking.
 
-Kernel state, in the form of :mod:`optbb.osdt.dp`: named tuples of arrays (``Data``, ``Caches``, ``Best``, ``Work``,
+Kernel state, in the form of :mod:`optbb.osdt.dp.kernel`: named tuples of arrays (``Data``, ``Caches``, ``Best``, ``Work``,
 ``Iterations``), integer state in one int64 array ``st`` (``S_*`` slots), integer configuration in ``ip``
 (``P_*``) and float configuration in ``fp`` (``F_*``); the weights are arguments of their own (see ``Data``).
 """

@@ -15,9 +15,9 @@ from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, ParamNamesMixin, MultiClassTagsMixin,
                                  Number, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
-from ..preprocessing.cuts import CutDataset, all_cuts, column_values, count_cuts
-from .dispatch import OPTION_CONSTRAINTS, choose_search, on_sorted_orders, solve, solve_columns
-from .rashomon_set import rashomon_set as tree_rashomon_set
+from .numeric.cuts import CutDataset, all_cuts, column_values, count_cuts
+from .solve import OPTION_CONSTRAINTS, choose_search, on_sorted_orders, solve, solve_columns
+from .rashomon.build import rashomon_set as tree_rashomon_set
 
 
 class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstimator):
@@ -26,7 +26,7 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
     Minimises ``misclassification rate + regularization * number of leaves`` and certifies the optimum (see
     :func:`optbb.osdt.solve` for every option).  ``X``: numbers (numpy array or DataFrame).  A column of 0/1 values
     is one binary feature; a numeric column offers every split ``x <= t`` with ``t`` between two consecutive
-    training values (:mod:`optbb.preprocessing.cuts`), so the tree is optimal over every threshold, prints
+    training values (:mod:`optbb.osdt.numeric.cuts`), so the tree is optimal over every threshold, prints
     ``petal_length <= 2.45`` and predicts on the raw columns.  Categorical or text columns, NaN and infinity raise a
     ValueError naming the column (one-hot encode categories first, e.g. with :class:`optbb.Binarizer`).  ``y`` any
     ``k >= 2`` labels (more than two need the dynamic-programming search).  ``class_weight``: None, ``"balanced"``

@@ -3,7 +3,7 @@
 The binary-tree shape is rebuilt from the leaf set on demand (the root splits on a feature every leaf mentions,
 recursively), for text, nested dict / JSON and Graphviz DOT output.
 
-A tree fitted on numeric columns (:mod:`optbb.preprocessing.cuts`) has binary features that are cuts ``x <= t`` of
+A tree fitted on numeric columns (:mod:`optbb.osdt.numeric.cuts`) has binary features that are cuts ``x <= t`` of
 the raw columns (and 0/1 columns as they are); its ``cuts`` map reads them, so it prints ``petal_length <= 2.45``,
 writes the thresholds in its dict / JSON and predicts on the raw columns.
 """
@@ -18,7 +18,7 @@ import numpy as np
 from ..common.formats import (JsonForm, as_counts, as_int, as_labels, as_list, as_str_list, binary_rows,
                               class_labels, dot_escape, json_label, latex_escape, plain, reader)
 from ..common.proba import binary_counts, smoothed_probabilities
-from ..preprocessing.cuts import CutMap, threshold_text
+from .numeric.cuts import CutMap, threshold_text
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
 
@@ -31,7 +31,7 @@ class Tree(JsonForm):
     ``0 .. K-1``, read through the ``classes`` labels when the estimator sets them); ``n_samples``/``errors`` are
     numbers of training rows (reached, misclassified); ``class_counts[k]`` the leaf's training class counts, or
     class weights when the fit was weighted (they give ``predict_proba``).  ``cuts``: None for a tree over 0/1
-    columns (it predicts on them); for a tree over numeric columns the :class:`~optbb.preprocessing.cuts.CutMap` of
+    columns (it predicts on them); for a tree over numeric columns the :class:`~optbb.osdt.numeric.cuts.CutMap` of
     its features (feature ``f`` is ``x[:, cuts.columns[f]] <= cuts.thresholds[f]``, or a 0/1 column itself), and
     it predicts on the raw columns.
     """

@@ -82,7 +82,7 @@ base = rss_now()
 r = solve(data, 1e-6, search={search!r}, memory_limit={cap!r}, time_limit=120)
 report(r, growth=peak_rss() - base, growths=growths[0])
 """
-OSDT_ENGINES = {"dp": ("dp_search", "DPEngine"), "leaf_set": ("leaf_set", "OsdtEngine")}
+OSDT_ENGINES = {"dp": ("dp.engine", "DPEngine"), "leaf_set": ("leaf_set.engine", "OsdtEngine")}
 
 
 def _check_osdt(search: str, cap_mb: int):

@@ -237,8 +237,9 @@ def test_ctrl_c_during_the_cart_warm_start_ends_the_search_with_a_tree(monkeypat
     engine): a SIGINT there ends the search after its first chunk with the best tree so far, status INTERRUPTED and
     a valid bound."""
     from optbb.common.data import from_arrays
-    from optbb.osdt import dp_search, solve
-    from optbb.osdt import leaf_set
+    from optbb.osdt import solve
+    from optbb.osdt.dp import engine as dp_search
+    from optbb.osdt.leaf_set import engine as leaf_set
 
     module = dp_search if search == "dp" else leaf_set
     monkeypatch.setattr(module, "cart_warm_start", _signalled(module.cart_warm_start))

@@ -28,7 +28,7 @@ positions around the split, which the interval's bound of it alone does not (at 
 positions evaluated instead of 466).
 
 Depth <= 2 subproblems are solved at once by :func:`depth2`: for a root position, one pass over each column (its
-order, or its class weights by value: :mod:`optbb.osdt.cut_stumps`) gives the best stump of both sides, capped at
+order, or its class weights by value: :mod:`optbb.osdt.numeric.stumps`) gives the best stump of both sides, capped at
 what could still beat the best tree, and root positions are pruned by the same interval bounds, the ends being the
 empty side (cost 0) and the stump of ``S``.  The same two bounds hold for each
 column's best stump on each side, so an evaluated position leaves a record of them (:func:`column_bounds`), and a
@@ -46,14 +46,14 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..common.bounds import majority_class
-from ..common.jit import njit
-from .cut_memo import copy_subtree, memo_find, memo_store
-from .cut_stumps import (SC_TOT, SC_TOTL, SC_TOTR, class_totals, gather_rows, mark_rows, mark_side, mark_split,
+from ...common.bounds import majority_class
+from ...common.jit import njit
+from .memo import copy_subtree, memo_find, memo_store
+from .stumps import (SC_TOT, SC_TOTL, SC_TOTR, class_totals, gather_rows, mark_rows, mark_side, mark_split,
                          order_by, side_stumps)
 
 # ``R`` int32 (m, N): the rank of each row's value per column; ``y`` int64 class indices; ``w`` float64 integer
-# weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.cut_memo`).
+# weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.numeric.memo`).
 Data = namedtuple("Data", "R y w keys")
 # Per level (node of the current path): ``ords`` int32 (levels, m, N) rows of the node by column, ``nrows`` int64
 # (levels,), ``bpos`` int64 (levels, N) the split positions of the column being searched, ``cw`` float64 (levels,
@@ -67,7 +67,7 @@ Data = namedtuple("Data", "R y w keys")
 # being evaluated); ``order`` has one row more than the levels, the order of the columns swept there; ``ords`` has
 # one column more than the data, the rows of each level by index; ``hist`` float64 (bins, 2K copies) class weights of
 # a column's values on each side, ``loc`` int32 (m + 2, N) and ``lw`` float64 (N,) the rows of the depth-2 solver's
-# node in index order: their ranks by column, classes, ``side * K + class``, weights (:mod:`optbb.osdt.cut_stumps`).
+# node in index order: their ranks by column, classes, ``side * K + class``, weights (:mod:`optbb.osdt.numeric.stumps`).
 Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec hist loc lw")
 # Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
 Frames = namedtuple("Frames", "fi fv")

@@ -18,15 +18,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from ..common.jit import njit
+from ...common.jit import njit
 
-from ..common.bitset import and_into, hash_words, not_into, popcount_and
-from ..common.bounds import majority_errors
-from ..common.growth import Stop, arrays_bytes, grow, growth_peak, row_bytes
-from ..common.hashtable import ht_find, ht_put, new_table, rehash
-from ..common.keyindex import SLOT_BYTES, index_capacity, new_index, reindex
-from ..common.queue import new_heap
-from .bounds import leaf_is_dead, split_floor
+from ...common.bitset import and_into, hash_words, not_into, popcount_and
+from ...common.bounds import majority_errors
+from ...common.growth import Stop, arrays_bytes, grow, growth_peak, row_bytes
+from ...common.hashtable import ht_find, ht_put, new_table, rehash
+from ...common.keyindex import SLOT_BYTES, index_capacity, new_index, reindex
+from ...common.queue import new_heap
+from ..bounds import leaf_is_dead, split_floor
 
 # ----------------------------------------------------------------------------------------------------------------
 # Leaf cache kernels

@@ -21,12 +21,12 @@ in :mod:`optbb.osdt.bounds` (one home with the leaf-set search's):
 * small subproblems: a tree cheaper than a leaf has fewer than ``(errors - minority) / lambda N + 1`` leaves (OSDT
   Thm C.1 applied to the subproblem), so one with at most 2 leaves is a stump (``solve_depth1``); in a
   depth-limited search one with at most 3 leaves has depth <= 2 and goes to the depth-2 solver
-  (:func:`optbb.osdt.depth2.depth2`, pair counts), as does every subproblem with a depth budget of 2.  A search
+  (:func:`optbb.osdt.dp.depth2.depth2`, pair counts), as does every subproblem with a depth budget of 2.  A search
   without depth limit uses no depth-2 solver (its frame search is as fast there: the small subproblems are cheap)
   and its kernels are compiled without it (``tabs`` is None).
 
 Sample weights: every count is a weighted count in integer weight units (``errors`` is the weight of the
-misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.dp_search.weight_layers`): the samples are
+misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.dp.engine.weight_layers`): the samples are
 split into ``L`` layers of one integer weight each, and a count is ``sum_l weight_l * popcount(S & layer_l & ...)``.
 An integer-weighted problem is the problem of its repeated rows, so every bound below holds as stated with counts
 read as weights; unweighted data is one layer of weight 1 (plain popcounts).
@@ -43,12 +43,12 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ..common.bitset import hash_words, popcount64
-from ..common.bounds import majority_class
-from ..common.driver import DONE, NEED_MEMORY, NODE_LIMIT, RUNNING  # chunk return codes: the driver's
-from ..common.hashtable import ht_find, ht_put
-from ..common.jit import njit
-from .bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
+from ...common.bitset import hash_words, popcount64
+from ...common.bounds import majority_class
+from ...common.driver import DONE, NEED_MEMORY, NODE_LIMIT, RUNNING  # chunk return codes: the driver's
+from ...common.hashtable import ht_find, ht_put
+from ...common.jit import njit
+from ..bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
                      similar_support_bound, split_needs_refinement)
 from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
 
@@ -432,7 +432,7 @@ def _table_of_typed(k, S, data, st, tabs):
 
 @njit(cache=True, inline="always")
 def _solve_depth2(k, S, data, stk, st, tabs, lam_n):
-    """The depth-2 solver (:mod:`optbb.osdt.depth2`) on the support of frame ``k``: ``(cost, root feature)``.  A
+    """The depth-2 solver (:mod:`optbb.osdt.dp.depth2`) on the support of frame ``k``: ``(cost, root feature)``.  A
     child of the depth-3 frame holding a count table reads its own table from it."""
     if k >= 1 and st[S_TFRAME] == k - 1:
         return _depth2_from_table(k - 1, data, stk, st, tabs, lam_n)

@@ -1,8 +1,8 @@
-"""``TreeBackend``: the Rashomon set of trees (a :class:`~optbb.osdt.rashomon.TreeSpace` and its root) as
+"""``TreeBackend``: the Rashomon set of trees (a :class:`~optbb.osdt.rashomon.space.TreeSpace` and its root) as
 :class:`~optbb.common.rashomon.RashomonSet` reads it: levels, listing, unranking, and the exact per-sample class
 counts and per-feature usage, computed on the subproblems without listing a tree.
 
-When the features are the cuts of numeric columns (a :class:`~optbb.preprocessing.cuts.CutMap`), every member is a
+When the features are the cuts of numeric columns (a :class:`~optbb.osdt.numeric.cuts.CutMap`), every member is a
 tree over the raw columns (:meth:`~optbb.osdt.model.Tree.over_columns`): it prints ``petal_length <= 2.45``, writes
 the columns and thresholds in its JSON and predicts on raw rows, while the backend's predictions, usage and class
 counts keep reading the matrix of cuts the search saw."""
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.rashomon import Level, within
-from ..preprocessing.cuts import CutMap
-from .model import Tree
-from .rashomon import KEY, TreeSpace
-from .rashomon_summary import class_counts, outside_weights, parents_first, usage_recounts
+from ...common.rashomon import Level, within
+from ..numeric.cuts import CutMap
+from ..model import Tree
+from .space import KEY, TreeSpace
+from .summary import class_counts, outside_weights, parents_first, usage_recounts
 
 
 class TreeBackend:
@@ -80,7 +80,7 @@ class TreeBackend:
 
     def predict(self, model: Tree, X) -> np.ndarray:
         """The member's predictions on ``X``, the 0/1 matrix of the search's features (for cuts, the matrix
-        :meth:`~optbb.preprocessing.cuts.CutMap.transform` makes of raw rows: the set's ``prepare``)."""
+        :meth:`~optbb.osdt.numeric.cuts.CutMap.transform` makes of raw rows: the set's ``prepare``)."""
         if model.cuts is None:
             return model.predict(X)
         binary = Tree.from_shape(model.shape, model.leaves, model.predictions, model.feature_names,
@@ -105,7 +105,7 @@ class TreeBackend:
     def outside(self) -> tuple[np.ndarray, np.ndarray]:
         """``(weights, order)``: per pair of the pool, the number of ways the rest of a member completes a subtree
         of that pair, and the subproblems below the root, parents first
-        (:func:`~optbb.osdt.rashomon_summary.outside_weights`)."""
+        (:func:`~optbb.osdt.rashomon.summary.outside_weights`)."""
         if self._weights is None:
             s = self.space.store
             order = parents_first(s.nodes, s.pools, self.root)

@@ -56,7 +56,7 @@ Every counting function takes an optional last argument ``mult`` (int64[L]): ``y
 row ``c * L + l`` holding the samples of class ``c`` in weight layer ``l``, and a count is the weighted count
 ``sum_l mult[l] * popcount(... & ybits[c * L + l])``.  Without ``mult`` (``L = 1``) a count is a popcount.  The
 counts stay int64 and exact, so the solver, its tie rules and its guarantees are those of the repeated-rows problem
-(``optbb.osdt.dp_search.weight_layers`` builds the layers).
+(``optbb.osdt.dp.engine.weight_layers`` builds the layers).
 """
 from __future__ import annotations
 
@@ -64,9 +64,9 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ..common.bitset import popcount64, trailing_zeros
-from ..common.bounds import majority_class
-from ..common.jit import njit
+from ...common.bitset import popcount64, trailing_zeros
+from ...common.bounds import majority_class
+from ...common.jit import njit
 
 _INF = np.int64(1) << np.int64(62)
 

@@ -1,5 +1,5 @@
-"""The chunk kernel of the Rashomon construction of trees (see :mod:`optbb.osdt.rashomon` for the mathematics and
-:mod:`optbb.osdt.rashomon_store` for the arrays).
+"""The chunk kernel of the Rashomon construction of trees (see :mod:`optbb.osdt.rashomon.space` for the mathematics and
+:mod:`optbb.osdt.rashomon.store` for the arrays).
 
 :func:`run` does at most ``work`` steps of the operation ``st[S_MODE]`` asks and returns a step code of
 :mod:`optbb.common.driver` (DONE, RUNNING, NODE_LIMIT, NEED_MEMORY) or :data:`OVERFLOW`:
@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.bitset import hash_words, popcount64
-from ..common.driver import DONE, NEED_MEMORY, NODE_LIMIT, PAUSED, RUNNING
-from ..common.jit import njit
-from ..common.keyindex import find_row, index_put
-from ..common.rashomon import BOUND_TOLERANCE
-from .rashomon_kernel import KEY, clear_pairs, convolve, put_pair, take_pairs
-from .rashomon_store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST,
+from ...common.bitset import hash_words, popcount64
+from ...common.driver import DONE, NEED_MEMORY, NODE_LIMIT, PAUSED, RUNNING
+from ...common.jit import njit
+from ...common.keyindex import find_row, index_put
+from ...common.rashomon import BOUND_TOLERANCE
+from .pairs import KEY, clear_pairs, convolve, put_pair, take_pairs
+from .store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST,
                              FV_CUTOFF, FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT,
                              F_O_L, F_RET, F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN,
                              NEED_POOLS, NEED_SIDES, NEED_TABLE, N_ERRORS, N_LABEL, N_MINORITY, N_OPT_LEN, N_OPT_OFF,

@@ -1,6 +1,6 @@
 """The OSDT paper's search over leaf sets (``search="leaf_set"``, Hu, Rudin & Seltzer 2019, Algorithm 1) as an engine
-of the common driver: :class:`OsdtEngine` owns the caches of :mod:`optbb.osdt.caches` and the chunked kernel of
-:mod:`optbb.osdt.kernel`; the driver (:mod:`optbb.common.driver`) owns the limits, Ctrl-C, trace and result.
+of the common driver: :class:`OsdtEngine` owns the caches of :mod:`optbb.osdt.leaf_set.caches` and the chunked kernel of
+:mod:`optbb.osdt.leaf_set.kernel`; the driver (:mod:`optbb.common.driver`) owns the limits, Ctrl-C, trace and result.
 
 :func:`solve_leaf_set` returns the common :class:`~optbb.common.result.SearchResult`; its ``model`` is an
 :class:`optbb.osdt.model.Tree`.  Arguments are checked by :func:`optbb.osdt.solve`.
@@ -13,21 +13,21 @@ import warnings
 
 import numpy as np
 
-from ..common import driver
-from ..common.bitset import n_words, not_into, pack_columns_load, popcount, unpack_rows
-from ..common.bounds import objective_value
-from ..common.data import BinaryDataset
-from ..common.equivalence import equivalence_classes
-from ..common.growth import arrays_bytes, growth_peak
-from ..common.limits import Limits
-from ..common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE
-from ..common.result import SearchResult, Status
+from ...common import driver
+from ...common.bitset import n_words, not_into, pack_columns_load, popcount, unpack_rows
+from ...common.bounds import objective_value
+from ...common.data import BinaryDataset
+from ...common.equivalence import equivalence_classes
+from ...common.growth import arrays_bytes, growth_peak
+from ...common.limits import Limits
+from ...common.queue import CURIOSITY, ENTROPY, FIFO, GINI, LOWER_BOUND, OBJECTIVE
+from ...common.result import SearchResult, Status
 from . import kernel as K
-from .bounds import a_priori_leaf_bound
+from ..bounds import a_priori_leaf_bound
 from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena, OsdtData
-from .initial_tree import cart_affordable, cart_warm_start
-from .model import Tree
-from .trees import make_tree
+from ..cart import cart_affordable, cart_warm_start
+from ..model import Tree
+from ..trees import make_tree
 
 POLICIES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "entropy": ENTROPY,
             "gini": GINI, "fifo": FIFO}

@@ -1,6 +1,6 @@
 """The dynamic-programming OSDT search as an engine of the common search driver (``search="dp"``).
 
-:class:`DPEngine` owns the arrays of :mod:`optbb.osdt.dp` (memo table, frame stack, state) and implements the
+:class:`DPEngine` owns the arrays of :mod:`optbb.osdt.dp.kernel` (memo table, frame stack, state) and implements the
 driver protocol (:mod:`optbb.common.driver`; ``step`` runs one Numba chunk, ``grow`` doubles the memo); the driver
 owns limits, Ctrl-C, chunk sizing, trace, progress and the result.
 
@@ -18,21 +18,21 @@ from typing import Callable
 
 import numpy as np
 
-from ..common.bitset import n_words, pack_columns, pack_columns_load, pack_rows
-from ..common.bounds import majority_class, objective_value
-from ..common.data import BinaryDataset
-from ..common.equivalence import minority_vector
-from ..common import driver
-from ..common.growth import grow
-from ..common.hashtable import HashTable, new_table, rehash
-from ..common.limits import InterruptGuard, Limits
-from ..common.result import SearchResult, Status
-from ..common.weights import drop_zero_weights
-from . import dp as D
-from .bounds import lookahead_bound
-from .dp_trees import DPTrees
-from .initial_tree import cart_affordable, cart_warm_start
-from .trees import leaf_stats, make_tree
+from ...common.bitset import n_words, pack_columns, pack_columns_load, pack_rows
+from ...common.bounds import majority_class, objective_value
+from ...common.data import BinaryDataset
+from ...common.equivalence import minority_vector
+from ...common import driver
+from ...common.growth import grow
+from ...common.hashtable import HashTable, new_table, rehash
+from ...common.limits import InterruptGuard, Limits
+from ...common.result import SearchResult, Status
+from ...common.weights import drop_zero_weights
+from . import kernel as D
+from ..bounds import lookahead_bound
+from .trees import DPTrees
+from ..cart import cart_affordable, cart_warm_start
+from ..trees import leaf_stats, make_tree
 
 _BIG = 1 << 62
 
@@ -81,7 +81,7 @@ DEPTH2_MIN_WORK = 10 ** 7
 
 def depth2_pays(n_features: int, n_words: int, depth: int) -> bool:
     """Whether a search of depth ``depth`` on ``n_features`` features and ``n_words`` words of samples uses the
-    depth-2 solver (:mod:`optbb.osdt.depth2`): when ``n_features ** depth * n_words``, a rough count of the word
+    depth-2 solver (:mod:`optbb.osdt.dp.depth2`): when ``n_features ** depth * n_words``, a rough count of the word
     operations of the search without it, reaches :data:`DEPTH2_MIN_WORK`.
 
     The solver makes the search 2-8x faster where the search takes more than a tenth of a second, but compiling
@@ -102,7 +102,7 @@ FINISH_SECONDS_PER_ROW = 5e-7
 
 
 class DPEngine:
-    """Depth-first branch and bound over supports with a memo table (see :mod:`optbb.osdt.dp`).
+    """Depth-first branch and bound over supports with a memo table (see :mod:`optbb.osdt.dp.kernel`).
 
     ``data``: a :class:`~optbb.common.data.BinaryDataset` whose ``y`` holds class indices ``0 .. k-1`` and whose
     ``sample_weight`` is positive or None (uniform: :func:`optbb.common.weights.drop_zero_weights` prepares both),
@@ -139,7 +139,7 @@ class DPEngine:
         self.first_work = int(min(driver.FIRST_WORK, max(1, (1 << 22) // cells)))
         self.depth = D.UNLIMITED if max_depth is None else int(max_depth)
         self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
-        # small subproblems to the depth-2 solver: only with a depth limit (see :data:`optbb.osdt.dp.Tables`)
+        # small subproblems to the depth-2 solver: only with a depth limit (see :data:`optbb.osdt.dp.kernel.Tables`)
         self.ip[D.P_SIMILAR] = int(similar_support)
         if depth2_solver is None:
             layers = self.data.ybits.shape[0] // self.k  # a count costs one popcount per weight layer
@@ -190,7 +190,7 @@ class DPEngine:
         return D.Memo(*table, np.zeros(cap, np.float64), np.zeros(cap, np.float64), np.zeros(cap, np.int64))
 
     def _new_stack(self) -> D.Stack:
-        """The frame stack (see :data:`optbb.osdt.dp.Stack`), one row per frame and one spare."""
+        """The frame stack (see :data:`optbb.osdt.dp.kernel.Stack`), one row per frame and one spare."""
         rows = min(self.depth, self.m) + 2
         W, M, K = self.W, max(self.m, 1), self.k
         z = np.zeros
@@ -199,7 +199,7 @@ class DPEngine:
                        z(W + 1, np.uint64))
 
     def _new_tables(self) -> D.Tables | tuple | None:
-        """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.Tables`, which says when each form is used);
+        """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.kernel.Tables`, which says when each form is used);
         None also when :func:`depth2_pays` says the search is too small for the solver."""
         k, m = self.k, self.m
         if self.depth >= D.UNLIMITED or self.depth < 2 or not self.depth2_solver:

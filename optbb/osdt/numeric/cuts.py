@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..common.data import BinaryDataset
-from ..common.jit import njit
-from ..common.validation import check_numeric_columns
-from .thresholds import shortest_decimal
+from ...common.data import BinaryDataset
+from ...common.jit import njit
+from ...common.validation import check_numeric_columns
+from ...preprocessing.thresholds import shortest_decimal
 
 
 def cut_threshold(lo: float, hi: float) -> float:

@@ -15,13 +15,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from ..common.jit import njit
+from ...common.jit import njit
 
-from ..common.bitset import popcount64
-from ..common.bounds import objective_value
-from ..common.keyindex import find_span, index_put
-from ..common.queue import CURIOSITY, ENTROPY, GINI, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push
-from .bounds import (binary_entropy, entry_bound, gini_impurity, leaf_accuracy_too_small, leaf_count_bound,
+from ...common.bitset import popcount64
+from ...common.bounds import objective_value
+from ...common.keyindex import find_span, index_put
+from ...common.queue import CURIOSITY, ENTROPY, GINI, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push
+from ..bounds import (binary_entropy, entry_bound, gini_impurity, leaf_accuracy_too_small, leaf_count_bound,
                      split_needs_refinement)
 from .caches import (NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, init_root_leaf, leaf_lookup_or_create,
                      tree_hash)

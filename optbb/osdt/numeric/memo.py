@@ -5,7 +5,7 @@ Its rows are identified by two 64-bit sums of random keys, one per row (:func:`r
 modulo 2^64 as its rows are partitioned), with its number of rows and its depth budget beside them: two different
 sets agree on all of them with probability about 2^-128.  An entry holds a lower bound of the subproblem's optimum
 (``lb``: a search that found nothing below ``ub`` proves ``ub``) and, once solved, its optimum (``val``, else inf)
-and optimal tree (preorder, as in :mod:`optbb.osdt.cut_kernel`).
+and optimal tree (preorder, as in :mod:`optbb.osdt.numeric.kernel`).
 
 The memo is a two-way set-associative table of fixed size: a new subproblem takes an empty way of its set, else the
 way of the smaller subproblem (the cheaper to solve again).  Losing an entry loses only time.
@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..common.jit import njit
+from ...common.jit import njit
 
 # ``keys`` uint64 (C, 2) the two sums; ``meta`` int64 (C, 2): depth budget + 1 (0: empty) and number of rows;
 # ``lb`` / ``val`` float64 (C,); ``trees`` int64 (C, 2, T).

@@ -12,7 +12,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..common.jit import njit
+from ...common.jit import njit
 
 KEY = 1 << 20
 COUNT_CAP = 2.0 ** 62  # counts stay below this (int64 with room for a sum); beyond it the kernels report overflow

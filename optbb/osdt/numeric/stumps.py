@@ -1,4 +1,4 @@
-"""The depth-2 solver's layer of :mod:`optbb.osdt.cut_kernel`: the best stump of each side of a split, column by
+"""The depth-2 solver's layer of :mod:`optbb.osdt.numeric.kernel`: the best stump of each side of a split, column by
 column, and the class weights they start from.
 
 A column is swept on its order of ranks (:func:`side_sweep`: the order cut into the two sides' orders, each swept
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.bounds import majority_class
-from ..common.jit import njit
+from ...common.bounds import majority_class
+from ...common.jit import njit
 
 # rows of the float64 scratch ``sc`` (6, K): class weights
 SC_TOTL, SC_TOTR, SC_CNTL, SC_CNTR, SC_TOT = range(5)

@@ -1,6 +1,6 @@
 """The arrays of one Rashomon construction of trees: the training rows packed, the subproblem store, the pools of
 pairs and options, the widening plan and the stack of optimum evaluations, with the chunk state.  The kernels of
-:mod:`optbb.osdt.rashomon_search` fill them; Python allocates them and grows them between chunks.
+:mod:`optbb.osdt.rashomon.search` fill them; Python allocates them and grows them between chunks.
 
 - ``Data``: ``features[f]`` the rows with feature ``f`` = 1; ``ybits[c * L + l]`` the rows of class ``c`` in amount
   layer ``l``; ``zbits[l]`` the equivalent-points minority rows of layer ``l``; ``mult[l]`` the amount of a row of
@@ -20,7 +20,7 @@ pairs and options, the widening plan and the stack of optimum evaluations, with 
 - ``Plan``: the widening pass: ``ints[:, P_HEAP]`` the heap of ids, and per planned subproblem ``ints[p, P_NODE]``,
   its ``limit[p]`` and its candidate splits ``cands[ints[p, P_CAND_OFF]:...]`` (``C_FEAT``, ``C_LEFT``,
   ``C_RIGHT``, and ``C_KEPT`` once built: whether the split adds a tree within the limit).
-- ``table``: the pair table the bottom-up pass convolves into (:data:`~optbb.osdt.rashomon_kernel.PairTable`).
+- ``table``: the pair table the bottom-up pass convolves into (:data:`~optbb.osdt.rashomon.pairs.PairTable`).
 - ``Frames``: the optimum evaluations in progress (``fi[k, FI_*]``, ``fv[k, FV_*]``) and ``buf``, the key being
   looked up.
 
@@ -35,9 +35,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..common.growth import grow
-from ..common.keyindex import index_capacity, new_index, reindex
-from .rashomon_kernel import new_pair_table
+from ...common.growth import grow
+from ...common.keyindex import index_capacity, new_index, reindex
+from .pairs import new_pair_table
 
 Data = namedtuple("Data", "features ybits zbits mult")
 Nodes = namedtuple("Nodes", "index ehash rows ints vals sides")

@@ -1,4 +1,4 @@
-"""Trees of the dynamic-programming search (:mod:`optbb.osdt.dp_search`), as leaf lists (each leaf a tuple of
+"""Trees of the dynamic-programming search (:mod:`optbb.osdt.dp.engine`), as leaf lists (each leaf a tuple of
 ``(feature, value)`` literals): the optimal subtree of a solved subproblem, replayed from the memo, and the
 cheapest tree known for the frames of a search still running or stopped at a limit (its anytime incumbent).
 
@@ -14,18 +14,18 @@ import time
 
 import numpy as np
 
-from ..common.bounds import majority_class
-from . import dp as D
-from .bounds import leaf_is_exact
+from ...common.bounds import majority_class
+from . import kernel as D
+from ..bounds import leaf_is_exact
 from .depth2 import depth2
-from .initial_tree import cart_seconds, cart_warm_start
-from .trees import leaf_stats
+from ..cart import cart_seconds, cart_warm_start
+from ..trees import leaf_stats
 
 GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
 
 
 class DPTrees:
-    """The trees a :class:`~optbb.osdt.dp_search.DPEngine` knows, read from its memo, frame stack and state.
+    """The trees a :class:`~optbb.osdt.dp.engine.DPEngine` knows, read from its memo, frame stack and state.
     ``greedy``: CART completions of subproblems off the stack are allowed for ``GREEDY_SECONDS`` from now."""
 
     def __init__(self, engine, greedy: bool = False):

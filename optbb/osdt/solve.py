@@ -1,9 +1,9 @@
 """``optbb.osdt.solve``: checks the options and hands the problem to one of the two OSDT searches, the
-dynamic-programming search over supports (:mod:`optbb.osdt.dp_search`, the default) or the OSDT paper's search over
-leaf sets (:mod:`optbb.osdt.leaf_set`).
+dynamic-programming search over supports (:mod:`optbb.osdt.dp.engine`, the default) or the OSDT paper's search over
+leaf sets (:mod:`optbb.osdt.leaf_set.engine`).
 
 Returns the common :class:`~optbb.common.result.SearchResult`; its ``model`` is an :class:`optbb.osdt.model.Tree`.
-Numeric columns reach ``solve`` as a :class:`~optbb.preprocessing.cuts.CutDataset` (:func:`cut_dataset`: every
+Numeric columns reach ``solve`` as a :class:`~optbb.osdt.numeric.cuts.CutDataset` (:func:`cut_dataset`: every
 cut ``x <= t`` of every numeric column is a binary feature); the tree it returns reads the raw columns.
 """
 from __future__ import annotations
@@ -19,10 +19,10 @@ from ..common.data import BinaryDataset
 from ..common.result import SearchResult
 from ..common.limits import parse_memory
 from ..common.validation import NameList, Number, check_number, check_params
-from ..preprocessing.cuts import ColumnValues, CutDataset, column_values
-from .cut_search import MAX_DEPTH, solve_cuts
-from .dp_search import solve_dp
-from .leaf_set import ABLATIONS, POLICIES, solve_leaf_set
+from .numeric.cuts import ColumnValues, CutDataset, column_values
+from .numeric.engine import MAX_DEPTH, solve_cuts
+from .dp.engine import solve_dp
+from .leaf_set.engine import ABLATIONS, POLICIES, solve_leaf_set
 from .trees import check_labels
 
 _RENAMED = object()  # default of solve's former keyword warm_start
@@ -68,11 +68,11 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     data : BinaryDataset with 0/1 features and labels; its ``sample_weight`` (real, non-negative) turns
         ``errors / N`` into the weight of the misclassified samples over the total weight ("dp" only: the
         leaf-set search takes uniform weights only).  For numeric columns, ``cut_dataset(X, y)`` (a
-        :class:`~optbb.preprocessing.cuts.CutDataset` of every cut of every column): the tree is then optimal over
+        :class:`~optbb.osdt.numeric.cuts.CutDataset` of every cut of every column): the tree is then optimal over
         every threshold, and the model reads and predicts on the raw columns.
     regularization : lambda, the penalty per leaf, in (0, 1] (0 is allowed with ``search="dp"`` and a
         ``max_depth``: minimum errors, ties to fewer leaves not guaranteed).
-    search : "dp" (dynamic programming over supports, :mod:`optbb.osdt.dp`), "leaf_set" (the OSDT paper's search
+    search : "dp" (dynamic programming over supports, :mod:`optbb.osdt.dp.kernel`), "leaf_set" (the OSDT paper's search
         over leaf sets, the only one with ``policy``, ``ablation``, ``upper_bound`` and ``max_leaves``) or "auto"
         (the default): "dp" unless one of those leaf-set options is set.
     labels : class indices ``0 .. k-1`` (k >= 2) replacing ``data.y``, for more than two classes ("dp" only).
@@ -181,9 +181,9 @@ SORTED_ORDERS_CUTS = 2000  # with regularization > 0, fewer cuts than this go to
 def on_sorted_orders(max_depth, regularization=0.0, n_cuts: int = 0, search: str = "auto",
                      **leaf_set_options) -> bool:
     """Whether numeric columns with these options (``n_cuts`` cuts in all) go to the search over sorted orders
-    (:mod:`optbb.osdt.cut_search`), else to the dp search over the matrix of every cut.  The dp search is asked for
+    (:mod:`optbb.osdt.numeric.engine`), else to the dp search over the matrix of every cut.  The dp search is asked for
     (``search`` "dp" or "auto" without leaf-set options), and: ``regularization=0`` with a depth limit of at most
-    :data:`~optbb.osdt.cut_search.MAX_DEPTH`; or ``regularization > 0`` (which bounds the leaves, hence the depth,
+    :data:`~optbb.osdt.numeric.engine.MAX_DEPTH`; or ``regularization > 0`` (which bounds the leaves, hence the depth,
     of a tree better than the first one) with at least :data:`SORTED_ORDERS_CUTS` cuts.  Below that the dp over
     the cuts, whose bounds and memo use the regularization better, was faster where measured (adult, 5,000 rows,
     309 features, lambda 0.005, depth 4: 20 s against 106 s), above it the search over sorted orders (adult's six
@@ -208,9 +208,9 @@ def solve_columns(X: np.ndarray, y, regularization: float, column_names, *, max_
                   verbose: int = 0, started: float | None = None, columns: ColumnValues | None = None) -> SearchResult:
     """The depth-limited optimal tree over every threshold of the numeric columns ``X`` (float64, finite, named
     ``column_names``; 0/1 columns are one split each), for class indices ``y`` (``n_classes``, default the largest
-    plus one), by the search over sorted orders (:mod:`optbb.osdt.cut_search`), without a matrix of cuts.  What
+    plus one), by the search over sorted orders (:mod:`optbb.osdt.numeric.engine`), without a matrix of cuts.  What
     ``OSDTClassifier.fit`` runs on numeric columns with a ``max_depth``; options as in :func:`solve`.  ``columns``:
-    ``column_values(X, sample_weight)`` (:func:`~optbb.preprocessing.cuts.column_values`) when already known."""
+    ``column_values(X, sample_weight)`` (:func:`~optbb.osdt.numeric.cuts.column_values`) when already known."""
     started = time.perf_counter() if started is None else started
     check_params({k: OPTION_CONSTRAINTS[k] for k in ("max_depth", "initial_tree")},
                  {"max_depth": max_depth, "initial_tree": warm_start}, "optbb.osdt.solve")

@@ -1,5 +1,5 @@
 """Compiled summaries of a Rashomon set of trees, read off the subproblems without listing a tree: the per-sample
-class counts and the per-feature usage (see :class:`~optbb.osdt.rashomon_trees.TreeBackend`).
+class counts and the per-feature usage (see :class:`~optbb.osdt.rashomon.trees.TreeBackend`).
 
 Arrays over pairs are aligned with the pair pool (``pools.keys``): the entry of pair ``t`` of subproblem ``i`` is at
 ``ints[i, N_PAIR_OFF] + t``.  Counts are int64, as the pair counts are."""
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..common.bitset import trailing_zeros
-from ..common.jit import njit
-from .rashomon_kernel import KEY, combinations
-from .rashomon_store import N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF
+from ...common.bitset import trailing_zeros
+from ...common.jit import njit
+from .pairs import KEY, combinations
+from .store import N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF
 
 
 @njit(cache=True)

@@ -1,7 +1,7 @@
 """Depth-limited OSDT over every threshold of numeric columns, as an engine of the common search driver.
 
-:func:`solve_cuts` is what :func:`optbb.osdt.solve` runs for a :class:`~optbb.preprocessing.cuts.CutDataset` with a
-``max_depth``: the search of :mod:`optbb.osdt.cut_kernel` on each column's sorted order of ranks, which needs no
+:func:`solve_cuts` is what :func:`optbb.osdt.solve` runs for a :class:`~optbb.osdt.numeric.cuts.CutDataset` with a
+``max_depth``: the search of :mod:`optbb.osdt.numeric.kernel` on each column's sorted order of ranks, which needs no
 matrix of cuts.  It minimises the same objective as the dp search, ``errors / N + regularization * leaves`` with
 real sample weights (in the dp search's fixed-point units, so every sum is exact) and any number of classes.  The
 first incumbent is the optimal tree of depth 2 with its leaves grown into optimal subtrees of depth up to 2; a CART
@@ -18,19 +18,19 @@ from typing import Callable
 
 import numpy as np
 
-from ..common import driver
-from ..common.bounds import objective_value
-from ..common.limits import InterruptGuard, Limits
-from ..common.result import SearchResult, Status
-from ..common.weights import drop_zero_weights
-from ..preprocessing.cuts import CutMap, cut_threshold, sorted_columns
-from . import cut_kernel as K
-from .cut_stumps import HIST_BINS, HIST_COPIES, N_SC
-from .cut_memo import entry_bytes, new_memo, row_keys, subtree_end
-from .dp_search import fixed_point_weights
-from .initial_tree import cart_affordable
-from .model import Tree
-from .trees import leaf_stats_of
+from ...common import driver
+from ...common.bounds import objective_value
+from ...common.limits import InterruptGuard, Limits
+from ...common.result import SearchResult, Status
+from ...common.weights import drop_zero_weights
+from .cuts import CutMap, cut_threshold, sorted_columns
+from . import kernel as K
+from .stumps import HIST_BINS, HIST_COPIES, N_SC
+from .memo import entry_bytes, new_memo, row_keys, subtree_end
+from ..dp.engine import fixed_point_weights
+from ..cart import cart_affordable
+from ..model import Tree
+from ..trees import leaf_stats_of
 
 _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
@@ -42,9 +42,9 @@ CART_AFTER = 0.01
 
 
 class CutEngine:
-    """The frames of :mod:`optbb.osdt.cut_kernel` over ranked columns (see :func:`solve_cuts` for the arguments;
+    """The frames of :mod:`optbb.osdt.numeric.kernel` over ranked columns (see :func:`solve_cuts` for the arguments;
     ``values``: each column's distinct values, ascending, when already known; ``ranked``: with them, the ranks and
-    orders of ``X``'s rows as :func:`~optbb.preprocessing.cuts.sorted_columns` gives them, not sorted again)."""
+    orders of ``X``'s rows as :func:`~optbb.osdt.numeric.cuts.sorted_columns` gives them, not sorted again)."""
 
     name = "osdt-cuts"
 
@@ -116,8 +116,8 @@ class CutEngine:
         return max(5, min(self.n + 3, RECORD_ENTRIES // (2 * self.m)))
 
     def _hist_bins(self) -> int:
-        """Bins of the depth-2 solver's class weights by value (:func:`~optbb.osdt.cut_stumps.hist_stumps`): the
-        most distinct values of a column, at most :data:`~optbb.osdt.cut_stumps.HIST_BINS`."""
+        """Bins of the depth-2 solver's class weights by value (:func:`~optbb.osdt.numeric.stumps.hist_stumps`): the
+        most distinct values of a column, at most :data:`~optbb.osdt.numeric.stumps.HIST_BINS`."""
         return max(1, min(HIST_BINS, max((len(v) for v in self.values), default=1)))
 
     def _memo_entries(self) -> int:
@@ -418,7 +418,7 @@ class CutEngine:
 
 def _ranks_and_orders(X: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray]:
     """int32 (m, N) twice: the rank of each row's value in ``values[j]`` (the distinct values of column ``j``), and
-    the rows of each column by ascending value, ties by row (:func:`~optbb.preprocessing.cuts.sorted_columns`: one
+    the rows of each column by ascending value, ties by row (:func:`~optbb.osdt.numeric.cuts.sorted_columns`: one
     stable sort per column, as a binary search of each value took longer).  A ValueError when ``values`` are not
     the columns' distinct values."""
     found, ranks, orders = sorted_columns(X)
@@ -429,7 +429,7 @@ def _ranks_and_orders(X: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarr
 
 
 def tree_length(tree: np.ndarray) -> int:
-    """Nodes of a preorder tree (the array may be longer): :func:`~optbb.osdt.cut_memo.subtree_end` run as Python,
+    """Nodes of a preorder tree (the array may be longer): :func:`~optbb.osdt.numeric.memo.subtree_end` run as Python,
     since compiling it (or loading it from Numba's cache) for this one call from Python cost 74 ms (10 ms) on a
     process's first numeric fit."""
     return int(_subtree_end(tree, 0))
@@ -500,9 +500,9 @@ def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: i
     """Optimal tree of depth <= ``max_depth`` (None: any, with ``regularization > 0``) over every threshold of the
     raw columns ``X`` (float64, finite, named
     ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
-    :func:`~optbb.preprocessing.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
+    :func:`~optbb.osdt.numeric.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
     holds class indices ``0 .. n_classes - 1``.  ``values``: each column's distinct values on the rows of positive
-    weight, ascending (:func:`~optbb.preprocessing.cuts.column_values`), when already known, and ``ranked`` with them:
+    weight, ascending (:func:`~optbb.osdt.numeric.cuts.column_values`), when already known, and ``ranked`` with them:
     its ``(ranks, orders)`` of those rows (ignored unless their shape fits).  ``warm_start="cart"``:
     at depth 3 or more, the first incumbent is the depth-2 blocks tree (:meth:`CutEngine._blocks_start`), and the
     pruned CART tree replaces it when cheaper (with regularization before the search, else as the module docstring

@@ -14,8 +14,8 @@ budgets), and a budget that grows later only adds pairs, so the structure is bui
 on demand.  Listing, unranking, the per-sample class counts (each subproblem's weight as a leaf, passed top-down)
 and the per-feature usage (recounting without the feature) read the same structure.
 
-The construction runs in the compiled chunks of :mod:`optbb.osdt.rashomon_search` over the arrays of
-:mod:`optbb.osdt.rashomon_store`; :class:`TreeSpace` drives them (limits and Ctrl-C between chunks, growth) and
+The construction runs in the compiled chunks of :mod:`optbb.osdt.rashomon.search` over the arrays of
+:mod:`optbb.osdt.rashomon.store`; :class:`TreeSpace` drives them (limits and Ctrl-C between chunks, growth) and
 reads the result by subproblem id.
 """
 from __future__ import annotations
@@ -25,15 +25,15 @@ import time
 
 import numpy as np
 
-from ..common.bitset import n_words, pack_columns, pack_rows
-from ..common.equivalence import minority_vector
-from ..common.driver import DONE, FIRST_WORK, NEED_MEMORY, NODE_LIMIT, PAUSED, next_work
-from ..common.growth import GrowthStopped
-from ..common.result import Status
-from .dp_search import weight_layers
-from .rashomon_kernel import KEY
-from .rashomon_search import OVERFLOW, add_root, build_chunk, run, start_optimum, start_widen
-from .rashomon_store import (F_RET, M_BUILD, N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS,
+from ...common.bitset import n_words, pack_columns, pack_rows
+from ...common.equivalence import minority_vector
+from ...common.driver import DONE, FIRST_WORK, NEED_MEMORY, NODE_LIMIT, PAUSED, next_work
+from ...common.growth import GrowthStopped
+from ...common.result import Status
+from ..dp.engine import weight_layers
+from .pairs import KEY
+from .search import OVERFLOW, add_root, build_chunk, run, start_optimum, start_widen
+from .store import (F_RET, M_BUILD, N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS,
                              S_MODE, S_NODES, S_ROOT, S_SOLVED, Data, Store)
 
 UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never decremented to 0)
@@ -51,7 +51,7 @@ class LimitReached(Exception):
 
 
 class Amounts:
-    """The training rows as packed bitsets for the kernels (:class:`~optbb.osdt.rashomon_store.Data`): feature and
+    """The training rows as packed bitsets for the kernels (:class:`~optbb.osdt.rashomon.store.Data`): feature and
     class masks and integer amounts (1 per row, or weights scaled to integers exactly for dyadic weights) in amount
     layers, with the equivalent-points minority (rows outside their identical-feature group's majority class,
     Angelino et al. Thm 20: the errors every tree makes on a support)."""

@@ -1,4 +1,4 @@
-"""``optbb.osdt.rashomon_set``: the Rashomon set of sparse decision trees (see :mod:`optbb.osdt.rashomon`)."""
+"""``optbb.osdt.rashomon_set``: the Rashomon set of sparse decision trees (see :mod:`optbb.osdt.rashomon.space`)."""
 from __future__ import annotations
 
 import math
@@ -6,14 +6,14 @@ import time
 import warnings
 from numbers import Integral
 
-from ..common.data import BinaryDataset
-from ..common.limits import parse_memory
-from ..common.rashomon import RashomonSet, check_bound, resolve_bound
-from ..common.result import Status
-from ..common.validation import check_number
-from ..preprocessing.cuts import CutDataset, CutMap
-from .rashomon import Amounts, LimitReached, TreeSpace
-from .rashomon_trees import TreeBackend
+from ...common.data import BinaryDataset
+from ...common.limits import parse_memory
+from ...common.rashomon import RashomonSet, check_bound, resolve_bound
+from ...common.result import Status
+from ...common.validation import check_number
+from ..numeric.cuts import CutDataset, CutMap
+from .space import Amounts, LimitReached, TreeSpace
+from .trees import TreeBackend
 
 # The set is widened to the bound in these shares of ``bound - optimum``: a limit that stops a stage leaves the set
 # of the previous one, complete below its level
@@ -31,7 +31,7 @@ def check_max_depth(max_depth) -> int | None:
 
 def cuts_of(data: BinaryDataset) -> CutMap | None:
     """The map of ``data``'s features when they are cuts of numeric columns (a
-    :class:`~optbb.preprocessing.cuts.CutDataset` with ``cuts``), else None; a ValueError when the map does not
+    :class:`~optbb.osdt.numeric.cuts.CutDataset` with ``cuts``), else None; a ValueError when the map does not
     describe the matrix's columns."""
     cuts = data.cuts if isinstance(data, CutDataset) else None
     if cuts is not None and cuts.n_features != data.X.shape[1]:
@@ -52,8 +52,8 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     larger class index), any number of classes (``data.label_names``), weighted errors with ``data.sample_weight``.
     Two trees are the same when they have the same shape and the same feature at every split.
 
-    For a :class:`~optbb.preprocessing.cuts.CutDataset` (every cut of numeric columns,
-    :func:`~optbb.preprocessing.cuts.cut_dataset`) the members are trees over the raw columns, as
+    For a :class:`~optbb.osdt.numeric.cuts.CutDataset` (every cut of numeric columns,
+    :func:`~optbb.osdt.numeric.cuts.cut_dataset`) the members are trees over the raw columns, as
     :meth:`~optbb.osdt.model.Tree.over_columns` makes them: they print ``petal_length <= 2.45``, write the column
     and threshold of each split in their JSON and predict on raw rows; the set's ``predict`` then takes raw rows
     too (its ``prepare`` makes the cuts of them), and its feature usage counts each cut (``petal_length<=2.45``).
