@@ -17,8 +17,8 @@ from optbb import export
 from optbb.common.data import BinaryDataset
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
 from optbb.osdt.solve import solve_columns
-from optbb.osdt.numeric.cuts import (all_cuts, column_values, count_cuts, cut_threshold, is_binary_column,
-                                     sorted_columns, threshold_text)
+from optbb.osdt.model import cut_threshold, threshold_text
+from optbb.osdt.numeric.cuts import all_cuts, column_values, count_cuts, is_binary_column, sorted_columns
 from twins.brute_numeric import optimal_objective, tree_objective
 
 VALUES = (-2.5, -1.0, 0.0, 0.5, 1.0, 1.25, 3.0, 7.75, 100.0)  # few values: many ties
@@ -480,7 +480,8 @@ def test_the_first_tree_grows_the_depth2_optimum_by_blocks(depth, lam):
 
 @pytest.mark.parametrize("lam, weighted", [(0.0, False), (0.013, False), (0.007, True)])
 def test_the_pruned_cart_tree_costs_what_its_leaves_cost(lam, weighted):
-    from optbb.osdt.numeric.engine import CutEngine, cart_tree
+    from optbb.osdt.cart import cart_tree
+    from optbb.osdt.numeric.engine import CutEngine
 
     X, y = hard_numeric_problem(n=300)
     w = np.random.default_rng(1).random(len(y)) + 0.1 if weighted else None

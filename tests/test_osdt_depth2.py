@@ -162,7 +162,7 @@ def test_kernel_label_rule_matches_the_models():
     """The label and errors of a leaf in the kernels (``majority_class``, ties to the largest label) are those the
     returned trees carry (``leaf_stats``)."""
     from optbb.common.bounds import majority_class
-    from optbb.osdt.trees import leaf_stats
+    from optbb.osdt.support import leaf_stats
 
     rng = np.random.default_rng(3)
     for _ in range(200):

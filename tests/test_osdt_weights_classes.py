@@ -17,7 +17,8 @@ from optbb.common.data import from_arrays
 from optbb.common.result import Status
 from optbb.osdt import OSDTClassifier, Tree, solve
 from optbb.osdt.dp import depth2 as D2
-from optbb.osdt.dp.engine import fixed_point_weights, solve_dp, weight_layers
+from optbb.osdt.dp.engine import solve_dp
+from optbb.osdt.support import UNIT_BITS, weight_layers, weight_units
 from twins.brute_trees import optimal_objective
 from conftest import class_bitsets
 
@@ -157,13 +158,14 @@ def test_estimator_integer_weights_equal_repeated_rows():
     np.testing.assert_allclose(a.tree_.leaf_class_counts().sum(), w.sum())
 
 
-def test_fixed_point_weights_and_layers():
+def test_weight_units_and_layers():
     w = np.array([1.0, 2.0, 2.0, 7.0])
-    assert np.array_equal(fixed_point_weights(w), [1, 2, 2, 7])  # integers stay as they are
+    assert np.array_equal(weight_units(w), [1, 2, 2, 7])  # integers stay as they are
     real = np.array([0.1, 0.2, 0.3, 1e-30])
-    q = fixed_point_weights(real)
-    assert q.min() >= 1 and q.sum() < 2**52
-    np.testing.assert_allclose(q / q.sum(), real / real.sum(), atol=1e-15)
+    q = weight_units(real)
+    assert q.min() >= 1 and 2 ** (UNIT_BITS - 2) <= q.sum() < 2**UNIT_BITS
+    # each row is off by at most half a unit, and the 1e-30 row takes one unit
+    np.testing.assert_allclose(q / q.sum(), real / real.sum(), atol=2.0 ** (2 - UNIT_BITS))
     for q in (np.array([1, 3, 3, 1]), np.arange(1, 200), np.array([10**7, 1, 1])):
         layers, mult = weight_layers(q)
         assert np.array_equal((layers * mult[:, None]).sum(axis=0), q)

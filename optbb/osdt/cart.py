@@ -1,4 +1,11 @@
-"""The CART tree both OSDT searches start from (``initial_tree="cart"``): an incumbent before the search begins."""
+"""The CART start of every tree engine (``initial_tree="cart"``): scikit-learn's greedy tree as the first
+incumbent, fitted once here for all of them.
+
+:func:`fit_cart` fits it; :func:`cart_warm_start` reads it as the leaves of a tree over 0/1 features (the leaf-set
+and dp searches, and the dp search's completions of a stopped search), :func:`cart_tree` as a preorder tree over
+the ranks of numeric columns (the numeric search).  Under a time limit a fit is left out when its estimated time
+(:func:`cart_seconds`) is over :data:`CART_SHARE` of the time left (:func:`cart_affordable`).
+"""
 from __future__ import annotations
 
 import math
@@ -7,7 +14,6 @@ import time
 import numpy as np
 
 from .model import Literal, leaves_from_sklearn
-
 
 CART_SECONDS_PER_CELL = 6e-8  # scikit-learn's CART on 0/1 features: 1,000,000 x 40 took 1.25 s (3.1e-8 a cell)
 CART_SHARE = 0.25  # of the time left that the CART warm start may take under a time limit
@@ -27,14 +33,30 @@ def cart_affordable(n_samples: int, n_features: int, time_limit: float | None, s
     return cart_seconds(n_samples, n_features) <= CART_SHARE * left
 
 
-def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth, max_leaves,
-                    sample_weight: np.ndarray | None = None) -> list[tuple[Literal, ...]] | None:
-    """Leaves of a CART tree with the hyper-parameters the OSDT reference ties to lambda (at most ``1 / (2 lambda)``
-    leaves, and never more than the ``N`` samples: no tree has more leaves than samples), or None when no split
-    is allowed.  With ``sample_weight`` the leaf-size rules are weight fractions (``lambda`` of the total weight
-    per leaf) instead of sample counts."""
+def fit_cart(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None, max_depth: int | None,
+             max_leaf_nodes: int | None, **rules):
+    """The ``tree_`` of scikit-learn's CART fitted on ``(X, y, sample_weight)`` (``random_state=0``), without the
+    estimator's checks of its parameters and input (on a tiny problem they took about as long as the fit): the
+    arguments are checked already (finite numbers), and ``X`` is handed over as the float32 copy the checks would
+    have made (a value beyond float32's range reads as infinite, which CART splits off; the checks refused it, which
+    made the whole fit fail).  ``rules``: more hyper-parameters (the leaf sizes of :func:`cart_warm_start`)."""
+    from sklearn import config_context
     from sklearn.tree import DecisionTreeClassifier
 
+    with np.errstate(over="ignore"):
+        X32 = np.asarray(X, dtype=np.float32)
+    clf = DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes, random_state=0, **rules)
+    with config_context(skip_parameter_validation=True):
+        clf.fit(X32, y, sample_weight=sample_weight, check_input=False)
+    return clf.tree_
+
+
+def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth, max_leaves,
+                    sample_weight: np.ndarray | None = None) -> list[tuple[Literal, ...]] | None:
+    """Leaves of a CART tree on 0/1 features with the hyper-parameters the OSDT reference ties to lambda (at most
+    ``1 / (2 lambda)`` leaves, and never more than the ``N`` samples: no tree has more leaves than samples), or None
+    when no split is allowed.  With ``sample_weight`` the leaf-size rules are weight fractions (``lambda`` of the
+    total weight per leaf) instead of sample counts."""
     n = X.shape[0]
     max_leaf_nodes = int(math.floor(min(0.5 / lam, n)))  # a float min first: 0.5 / 1e-320 is inf
     if max_leaves is not None:
@@ -46,7 +68,32 @@ def cart_warm_start(X: np.ndarray, y: np.ndarray, lam: float, max_depth, max_lea
                      min_samples_leaf=max(int(math.ceil(lam * n)), 1))
     else:
         sizes = dict(min_weight_fraction_leaf=min(lam, 0.5))
-    clf = DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes, min_impurity_decrease=lam,
-                                 random_state=0, **sizes)
-    clf.fit(X, y, sample_weight=sample_weight)
-    return leaves_from_sklearn(clf, X.shape[1])
+    tree = fit_cart(X, y, sample_weight, max_depth, max_leaf_nodes, min_impurity_decrease=lam, **sizes)
+    return leaves_from_sklearn(tree, X.shape[1])
+
+
+def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, max_depth: int | None,
+              lam: float) -> np.ndarray:
+    """A CART tree grown on the raw numeric columns ``X`` to ``max_depth`` (at most ``1 / (2 lambda)`` leaves when
+    ``lambda > 0``) as a preorder tree over the ranks of ``values`` (each column's distinct values, ascending): row 0
+    the column of a split (-1 for a leaf), row 1 its threshold rank (left: rank <= it)."""
+    t = fit_cart(X, y, w, max_depth, None if lam <= 0 else max(2, int(min(0.5 / lam, X.shape[0]))))
+    nodes, thresholds = [], []
+
+    def walk(node):
+        j = int(t.feature[node])
+        if t.children_left[node] < 0:
+            nodes.append(-1)
+            thresholds.append(0)
+            return
+        r = int(np.searchsorted(values[j], t.threshold[node], side="right")) - 1
+        if r < 0 or r >= len(values[j]) - 1:  # splits nothing on these values: keep the side holding the rows
+            walk(t.children_left[node] if r >= 0 else t.children_right[node])
+            return
+        nodes.append(j)
+        thresholds.append(r)
+        walk(t.children_left[node])
+        walk(t.children_right[node])
+
+    walk(0)
+    return np.array([nodes, thresholds], dtype=np.int64)

@@ -18,9 +18,103 @@ import numpy as np
 from ..common.formats import (JsonForm, as_counts, as_int, as_labels, as_list, as_str_list, binary_rows,
                               class_labels, dot_escape, json_label, latex_escape, plain, reader)
 from ..common.proba import binary_counts, smoothed_probabilities
-from .numeric.cuts import CutMap, threshold_text
+from ..preprocessing.thresholds import shortest_decimal
+from .support import leaf_stats
 
 Literal = tuple[int, int]  # (feature index, required value 0/1)
+
+
+def cut_threshold(lo: float, hi: float) -> float:
+    """The shortest decimal ``t`` with ``lo <= t < hi`` (strictly above ``lo`` unless the two are adjacent doubles):
+    ``x <= t`` puts ``lo`` and everything below it on one side, ``hi`` and everything above on the other."""
+    return shortest_decimal(float(lo), math.nextafter(float(hi), -math.inf))
+
+
+def threshold_text(t: float) -> str:
+    """A threshold as printed: the shortest text that reads back as the same double, ``5`` rather than ``5.0``."""
+    s = repr(float(t))
+    return s[:-2] if s.endswith(".0") else s
+
+
+@dataclass(frozen=True)
+class CutMap:
+    """Which raw column and threshold each binary feature reads.
+
+    ``column_names[j]`` names raw column ``j``; ``binary[j]`` says it is a 0/1 column (one feature, the column
+    itself) rather than a numeric one (its cuts).  Feature ``f`` reads column ``columns[f]``: it is ``x <= t`` for
+    ``t = thresholds[f]``, or the 0/1 value itself when ``thresholds[f]`` is None.
+    """
+
+    column_names: tuple[str, ...]
+    binary: tuple[bool, ...]
+    columns: tuple[int, ...] = ()
+    thresholds: tuple[float | None, ...] = ()
+    _names: list = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "column_names", tuple(str(n) for n in self.column_names))
+        object.__setattr__(self, "binary", tuple(bool(b) for b in self.binary))
+        object.__setattr__(self, "columns", tuple(int(c) for c in self.columns))
+        object.__setattr__(self, "thresholds", tuple(None if t is None else float(t) for t in self.thresholds))
+        if len(self.binary) != len(self.column_names) or len(self.columns) != len(self.thresholds):
+            raise ValueError("a CutMap needs one kind per column and one column per threshold")
+        for c, t in zip(self.columns, self.thresholds):
+            if not 0 <= c < len(self.column_names):
+                raise ValueError(f"a cut reads column {c}, but there are {len(self.column_names)} columns")
+            if (t is None) != self.binary[c]:
+                kind = "0/1" if self.binary[c] else "numeric"
+                raise ValueError(f"column {self.column_names[c]!r} is {kind}: its features "
+                                 f"{'take no' if self.binary[c] else 'need a'} threshold")
+
+    @property
+    def n_columns(self) -> int:
+        return len(self.column_names)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.columns)
+
+    def feature_names(self) -> list[str]:
+        """``petal_length<=2.45`` for a cut, the column's name for a 0/1 column."""
+        if self._names is None:
+            object.__setattr__(self, "_names", [
+                self.column_names[c] if t is None else f"{self.column_names[c]}<={threshold_text(t)}"
+                for c, t in zip(self.columns, self.thresholds)])
+        return self._names
+
+    def condition(self, f: int, value: int) -> str:
+        """The test of the branch where feature ``f`` is ``value``: ``petal_length <= 2.45`` (1) or
+        ``petal_length > 2.45`` (0) for a cut, ``sex == 1`` for a 0/1 column."""
+        name, t = self.column_names[self.columns[f]], self.thresholds[f]
+        if t is None:
+            return f"{name} == {value}"
+        return f"{name} {'<=' if value else '>'} {threshold_text(t)}"
+
+    def select(self, features) -> "CutMap":
+        """The map of the given features only, in that order."""
+        return CutMap(self.column_names, self.binary, tuple(self.columns[f] for f in features),
+                      tuple(self.thresholds[f] for f in features))
+
+    def transform(self, X) -> np.ndarray:
+        """The 0/1 feature matrix (uint8) of raw rows ``X`` (numeric, ``n_columns`` columns, finite); a ValueError
+        names a column read as 0/1 that holds anything else."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_columns:
+            raise ValueError(f"X must have {self.n_columns} feature columns, got shape {X.shape}")
+        out = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
+        for f, (c, t) in enumerate(zip(self.columns, self.thresholds)):
+            x = X[:, c]
+            if t is None:
+                bad = np.flatnonzero((x != 0) & (x != 1))
+                if bad.size:
+                    raise ValueError(f"X is not binary in column {self.column_names[c]!r}, a 0/1 column when the "
+                                     f"model was fitted: value {x[bad[0]]!r} in row {bad[0]}")
+                out[:, f] = x
+            else:
+                np.less_equal(x, t, out=out[:, f], casting="unsafe")
+        return out
+
+
 
 
 @dataclass
@@ -435,9 +529,9 @@ def _build(idx: list[int], leaves: list[tuple[Literal, ...]], used: set[int]):
     return ("split", f, _build(zero, leaves, used | {f}), _build(one, leaves, used | {f}))
 
 
-def leaves_from_sklearn(estimator, n_features: int) -> list[tuple[Literal, ...]]:
-    """Leaves of a fitted sklearn ``DecisionTreeClassifier`` on 0/1 features (left branch = feature 0)."""
-    t = estimator.tree_
+def leaves_from_sklearn(t, n_features: int) -> list[tuple[Literal, ...]]:
+    """Leaves of a fitted scikit-learn tree (a ``DecisionTreeClassifier``'s ``tree_``) on 0/1 features (left branch =
+    feature 0)."""
     out: list[tuple[Literal, ...]] = []
     stack: list[tuple[int, tuple[Literal, ...]]] = [(0, ())]
     while stack:
@@ -464,3 +558,13 @@ def _last_leaf_met(X: np.ndarray, W: np.ndarray, need: np.ndarray) -> np.ndarray
     hit = (X.astype(np.float32) @ W) == need
     last = hit.shape[1] - 1 - np.argmax(hit[:, ::-1], axis=1)
     return np.where(hit[np.arange(hit.shape[0]), last], last, -1)
+
+
+def make_tree(X, y, leaves, names, n_classes, weights=None) -> tuple[Tree, float]:
+    """The :class:`Tree` of a leaf set with (weighted) majority labels, and the weight of its errors (their number
+    when unweighted).  Leaves carry their numbers of samples and of misclassified samples, and their class counts
+    (class weights when weighted)."""
+    stats = leaf_stats(X, y, leaves, n_classes, weights)
+    tree = Tree(list(leaves), [s[0] for s in stats], list(names), [s[1] for s in stats], [s[2] for s in stats],
+                class_counts=[s[3] for s in stats])
+    return tree, sum(s[4] for s in stats)

@@ -23,7 +23,6 @@ from .numeric.cuts import ColumnValues, CutDataset, column_values
 from .numeric.engine import MAX_DEPTH, solve_cuts
 from .dp.engine import solve_dp
 from .leaf_set.engine import ABLATIONS, POLICIES, solve_leaf_set
-from .trees import check_labels
 
 _RENAMED = object()  # default of solve's former keyword warm_start
 
@@ -248,3 +247,17 @@ def _within_features(max_depth, n_features: int):
     if isinstance(max_depth, Integral) and not isinstance(max_depth, bool) and max_depth > n_features:
         return n_features
     return max_depth
+
+
+def check_labels(labels, n_samples: int) -> np.ndarray:
+    """Integer class labels ``0 .. k-1`` (k >= 2 allowed) of length ``n_samples``, or a ValueError."""
+    y = np.asarray(labels)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"labels must be a 1-D array of {n_samples} class indices, got shape {y.shape}")
+    whole = y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y))
+    if y.dtype.kind not in "iub" and not whole:
+        raise ValueError(f"labels must be integers 0..k-1, got dtype {y.dtype}")
+    y = y.astype(np.int64)
+    if y.size and (y.min() < 0):
+        raise ValueError(f"labels must be integers 0..k-1, got a negative label {int(y.min())}")
+    return y

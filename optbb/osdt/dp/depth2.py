@@ -56,7 +56,7 @@ Every counting function takes an optional last argument ``mult`` (int64[L]): ``y
 row ``c * L + l`` holding the samples of class ``c`` in weight layer ``l``, and a count is the weighted count
 ``sum_l mult[l] * popcount(... & ybits[c * L + l])``.  Without ``mult`` (``L = 1``) a count is a popcount.  The
 counts stay int64 and exact, so the solver, its tie rules and its guarantees are those of the repeated-rows problem
-(``optbb.osdt.dp.engine.weight_layers`` builds the layers).
+(``optbb.osdt.support.weight_layers`` builds the layers).
 """
 from __future__ import annotations
 

@@ -7,9 +7,9 @@ owns limits, Ctrl-C, chunk sizing, trace, progress and the result.
 Labels may have ``k >= 2`` classes (``0 .. k-1``); a leaf predicts its majority class (ties: the largest label).
 
 Sample weights: the objective is ``weight of the misclassified samples / total weight + lambda * leaves``.  The
-search counts in integer weight units (:func:`fixed_point_weights`): integer weights as they are, so a weight
-``k`` is exactly ``k`` repeated rows, and real weights in 52-bit fixed point (sums exact in int64 and float64); the
-samples are grouped into integer weight layers (:func:`weight_layers`) that the kernels count with popcounts.
+search counts in the integer weight units of :mod:`optbb.osdt.support` (integer weights as they are, so a weight
+``k`` is exactly ``k`` repeated rows; real weights in fixed point), grouped into weight layers that the kernels count
+with popcounts.
 """
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ import numpy as np
 from ...common.bitset import n_words, pack_columns, pack_columns_load, pack_rows
 from ...common.bounds import majority_class, objective_value
 from ...common.data import BinaryDataset
-from ...common.equivalence import minority_vector
 from ...common import driver
 from ...common.growth import grow
 from ...common.hashtable import HashTable, new_table, rehash
@@ -32,46 +31,10 @@ from . import kernel as D
 from ..bounds import lookahead_bound
 from .trees import DPTrees
 from ..cart import cart_affordable, cart_warm_start
-from ..trees import leaf_stats, make_tree
+from ..model import make_tree
+from ..support import leaf_stats, pack, weight_units
 
 _BIG = 1 << 62
-
-
-FIXED_POINT_BITS = 52  # real weights are scaled so that their total is below 2**52: every partial sum is exact
-
-
-def fixed_point_weights(w: np.ndarray) -> np.ndarray:
-    """Positive weights as int64 weight units: integer weights unchanged (when their total is below 2**52), real
-    weights times the power of two that brings their total just below 2**52, rounded (at least 1).
-
-    Sums of these units are exact in int64 and float64, so the search is exactly the search of the repeated-rows
-    problem they define; for real weights that problem's objective differs from the real one by less than
-    ``n * 2**-51`` for every tree.
-    """
-    w = np.asarray(w, dtype=np.float64)
-    total = float(w.sum())
-    if np.array_equal(w, np.round(w)) and total < 2.0 ** FIXED_POINT_BITS:
-        return w.astype(np.int64)
-    shift = FIXED_POINT_BITS - 1 - int(np.ceil(np.log2(total)))
-    return np.maximum(np.round(np.ldexp(w, shift)), 1.0).astype(np.int64)
-
-
-def weight_layers(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(layers, mult)``: boolean ``(L, n)`` layer membership and int64 ``(L,)`` layer weights with
-    ``q = sum_l mult[l] * layers[l]``, the fewer layers of two forms: one layer per distinct weight, or the binary
-    digits of the weights (``mult[l] = 2**l``).  A count over a support then costs ``L`` popcounts per word."""
-    q = np.asarray(q, dtype=np.int64)
-    s = np.sort(q)  # np.unique hashed 1,000,000 distinct weights in 0.9 s, sorting takes 0.1 s
-    values = s[np.concatenate(([True], s[1:] != s[:-1]))] if len(s) else s
-    n_bits = int(q.max()).bit_length()
-    if len(values) <= n_bits:
-        return q[None, :] == values[:, None], values.astype(np.int64)
-    digits = np.arange(n_bits, dtype=np.int64)
-    layers = np.empty((n_bits, len(q)), dtype=bool)
-    for d in range(n_bits):  # digit by digit: no (n_bits, n) int64 temporary
-        np.not_equal((q >> d) & 1, 0, out=layers[d])
-    keep = layers.any(axis=1)
-    return layers[keep], (np.int64(1) << digits)[keep]
 
 
 # below this many ``features ** depth * words`` a depth-limited search leaves the depth-2 solver out (see
@@ -125,14 +88,14 @@ class DPEngine:
         self.lam = float(lam)
         # weights: ``w`` the real ones (the model and its objective), ``q`` the search's integer units
         self.w = None if data.sample_weight is None else np.asarray(data.sample_weight, dtype=np.float64)
-        q = None if self.w is None else fixed_point_weights(self.w)
+        q = None if self.w is None else weight_units(self.w)
         self.qf = None if q is None else q.astype(np.float64)
         self.total = self.n if q is None else int(q.sum())
         self.w_total = self.n if self.w is None else float(self.w.sum())
         self.lam_n = self.lam * self.total
         self.names = list(data.feature_names)
         self.W = n_words(self.n)
-        self.data = self._pack(data.bits, q)
+        self.data = pack(self.X, data.bits, self.y, self.k, q)
         # a smaller first chunk when a frame's counts are long: 16 frames of 1,000,000 samples and 42 weight layers
         # took 0.8 s before the driver could adapt the chunk size to the time limit
         cells = self.W * self.data.ybits.shape[0] * max(self.m, 1)
@@ -165,21 +128,6 @@ class DPEngine:
         self.cart_start = cart_start
 
     # -- arrays --------------------------------------------------------------------------------------------------
-    def _pack(self, xbits: np.ndarray, q: np.ndarray | None) -> D.Data:
-        """The kernels' data: feature bitsets, class bitsets per weight layer, minority and layer bitsets."""
-        if q is None:
-            layers, mult = np.ones((1, self.n), dtype=bool), np.ones(1, dtype=np.uint8)  # see dp.word_weight
-        else:
-            layers, mult = weight_layers(q)
-        # packed once each and combined word by word (packing the (k, L, n) products took 0.75 s on 1,000,000
-        # samples of 42 weight layers)
-        lbits = pack_rows(layers)
-        cbits = pack_rows(np.stack([(self.y == c) for c in range(self.k)]))
-        ybits = (cbits[:, None, :] & lbits[None, :, :]).reshape(-1, self.W)
-        zbits = pack_rows(minority_vector(self.X, self.y, q).astype(bool)[None, :]) & lbits
-        c = np.ascontiguousarray
-        return D.Data(c(xbits), c(ybits), c(zbits), c(lbits), c(mult))
-
     def _tree_cost(self, leaves) -> float:
         """Cost of a leaf set in the search's units (weight of the errors + lambda N per leaf)."""
         errors = sum(s[4] for s in leaf_stats(self.X, self.y, leaves, self.k, self.qf))

@@ -26,7 +26,7 @@ in :mod:`optbb.osdt.bounds` (one home with the leaf-set search's):
   and its kernels are compiled without it (``tabs`` is None).
 
 Sample weights: every count is a weighted count in integer weight units (``errors`` is the weight of the
-misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.dp.engine.weight_layers`): the samples are
+misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.support.weight_layers`): the samples are
 split into ``L`` layers of one integer weight each, and a count is ``sum_l weight_l * popcount(S & layer_l & ...)``.
 An integer-weighted problem is the problem of its repeated rows, so every bound below holds as stated with counts
 read as weights; unweighted data is one layer of weight 1 (plain popcounts).
@@ -43,13 +43,14 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ...common.bitset import hash_words, popcount64
+from ...common.bitset import hash_words
 from ...common.bounds import majority_class
 from ...common.driver import DONE, NEED_MEMORY, NODE_LIMIT, RUNNING  # chunk return codes: the driver's
 from ...common.hashtable import ht_find, ht_put
 from ...common.jit import njit
 from ..bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
                      similar_support_bound, split_needs_refinement)
+from ..support import layered
 from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
 
 UNLIMITED = 1 << 30  # depth budget without max_depth
@@ -68,10 +69,7 @@ N_IPARAMS = 3
 F_LAMN, F_ROOTVAL = range(2)
 N_FSTATE = 2
 
-# ``ybits[c * L + l]``: samples of class ``c`` in weight layer ``l``; ``zbits[l]``: equivalent-points minority in
-# layer ``l``; ``wbits[l]``: layer ``l``; ``mult[l]``: its integer weight (int64).  Unweighted data: one layer of
-# weight 1, ``mult`` a uint8 array (see :func:`word_weight`).
-Data = namedtuple("Data", "xbits ybits zbits wbits mult")
+# the data: :data:`optbb.osdt.support.Packed` (feature, class and minority bitsets per weight layer)
 Memo = namedtuple("Memo", "keys hashes used fval ival lb ub feat")
 # The frame stack, one row per frame ``k`` (a few arrays, so that a kernel takes few arguments):
 #   ``fi[k, FR_*]`` its integers, ``fv[k, FV_*]`` its floats, ``order[k, j]`` the feature of its ``j``-th split
@@ -100,24 +98,6 @@ T_PARENT, T_LEFT, T_RIGHT = range(3)
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def word_weight(w, bits, row0, i, mult):
-    """Weight of the samples of word ``w`` (word ``i`` of a support) in rows ``row0 .. row0 + L - 1`` of ``bits``
-    (the ``L`` weight layers of one class): ``sum_l mult[l] * popcount(w & bits[row0 + l, i])``."""
-    s = 0
-    for l in range(mult.shape[0]):
-        s += mult[l] * popcount64(w & bits[row0 + l, i])
-    return s
-
-
-@overload(word_weight)
-def _word_weight_typed(w, bits, row0, i, mult):
-    # Chosen when a kernel is compiled: the layer weights of weighted data are int64, those of unweighted data one
-    # uint8 ``1`` (a plain popcount), so each compiled kernel holds only its own counting loop.
-    if mult.dtype == types.uint8:
-        return lambda w, bits, row0, i, mult: popcount64(w & bits[row0, i])
-    return word_weight
-
-
 @njit(cache=True, inline="always")
 def child_counts(S, xf, data, cnt):
     """Class counts (weights) of ``S & xf`` into ``cnt`` in one pass over the words; returns ``(n, z)``, ``z`` the
@@ -133,8 +113,8 @@ def child_counts(S, xf, data, cnt):
         if w == 0:
             continue
         for c in range(cnt.shape[0]):
-            cnt[c] += word_weight(w, ybits, c * L, i, mult)
-        z += word_weight(w, zbits, 0, i, mult)
+            cnt[c] += layered(w, ybits, c * L, i, mult)
+        z += layered(w, zbits, 0, i, mult)
     n = 0
     for c in range(cnt.shape[0]):
         n += cnt[c]
@@ -157,7 +137,7 @@ def masked_weight(S, a, b, mode, data):
     for i in range(S.shape[0]):
         w = S[i] if mode == 0 else (S[i] & a[i] if mode == 1 else S[i] & (a[i] ^ b[i]))
         if w != 0:
-            n += word_weight(w, data.wbits, 0, i, data.mult)
+            n += layered(w, data.wbits, 0, i, data.mult)
     return n
 
 

@@ -19,7 +19,7 @@ from . import kernel as D
 from ..bounds import leaf_is_exact
 from .depth2 import depth2
 from ..cart import cart_seconds, cart_warm_start
-from ..trees import leaf_stats
+from ..support import leaf_stats
 
 GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
 

@@ -26,8 +26,7 @@ from . import kernel as K
 from ..bounds import a_priori_leaf_bound
 from .caches import NEED_ENTRIES, NEED_LEAVES, NEED_SCRATCH, NEED_TREES, Arena, OsdtData
 from ..cart import cart_affordable, cart_warm_start
-from ..model import Tree
-from ..trees import make_tree
+from ..model import Tree, make_tree
 
 POLICIES = {"curiosity": CURIOSITY, "lower_bound": LOWER_BOUND, "objective": OBJECTIVE, "entropy": ENTROPY,
             "gini": GINI, "fifo": FIFO}

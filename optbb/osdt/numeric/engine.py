@@ -23,14 +23,14 @@ from ...common.bounds import objective_value
 from ...common.limits import InterruptGuard, Limits
 from ...common.result import SearchResult, Status
 from ...common.weights import drop_zero_weights
-from .cuts import CutMap, cut_threshold, sorted_columns
+from .cuts import sorted_columns
 from . import kernel as K
 from .stumps import HIST_BINS, HIST_COPIES, N_SC
 from .memo import entry_bytes, new_memo, row_keys, subtree_end
-from ..dp.engine import fixed_point_weights
-from ..cart import cart_affordable
-from ..model import Tree
-from ..trees import leaf_stats_of
+from ..support import weight_units
+from ..cart import cart_affordable, cart_tree
+from ..model import CutMap, Tree, cut_threshold
+from ..support import leaf_stats_of
 
 _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
@@ -65,7 +65,7 @@ class CutEngine:
         else:
             self.values = values
             ranks, self._order = _ranks_and_orders(X, values)
-        q = np.ones(self.n) if w is None else fixed_point_weights(w).astype(np.float64)
+        q = np.ones(self.n) if w is None else weight_units(w).astype(np.float64)
         self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n))
         self.total = float(q.sum())
         self.lam_n = self.lam * self.total
@@ -448,48 +448,6 @@ def graft(top: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
     rest = iter(parts)
     return np.concatenate([next(rest) if top[0, pos] < 0 else top[:, pos:pos + 1]
                            for pos in range(top.shape[1])], axis=1)
-
-
-def cart_tree(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, values: list, max_depth: int,
-              lam: float) -> np.ndarray:
-    """A CART tree (scikit-learn, grown on the raw columns to ``max_depth``; at most ``1 / (2 lambda)`` leaves when
-    ``lambda > 0``) as a preorder tree over the ranks: the search's first incumbent."""
-    t = _cart(X, y, w, max_depth, None if lam <= 0 else max(2, int(min(0.5 / lam, X.shape[0]))))
-    nodes, thresholds = [], []
-
-    def walk(node):
-        j = int(t.feature[node])
-        if t.children_left[node] < 0:
-            nodes.append(-1)
-            thresholds.append(0)
-            return
-        r = int(np.searchsorted(values[j], t.threshold[node], side="right")) - 1
-        if r < 0 or r >= len(values[j]) - 1:  # splits nothing on these values: keep the side holding the rows
-            walk(t.children_left[node] if r >= 0 else t.children_right[node])
-            return
-        nodes.append(j)
-        thresholds.append(r)
-        walk(t.children_left[node])
-        walk(t.children_right[node])
-
-    walk(0)
-    return np.array([nodes, thresholds], dtype=np.int64)
-
-
-def _cart(X: np.ndarray, y: np.ndarray, w: np.ndarray | None, max_depth: int | None, leaves: int | None):
-    """The ``tree_`` of scikit-learn's CART fitted on ``(X, y, w)``, without the estimator's checks of its parameters
-    and input (on a tiny problem they took about as long as the fit): the arguments are checked already, and ``X``
-    is handed over as the float32 copy the checks would have made (finite numbers: no missing values; the checks
-    refused a value beyond float32's range, which made the whole fit fail)."""
-    from sklearn import config_context
-    from sklearn.tree import DecisionTreeClassifier
-
-    with np.errstate(over="ignore"):  # a value beyond float32's range reads as infinite, which CART splits off
-        X32 = np.asarray(X, dtype=np.float32)
-    clf = DecisionTreeClassifier(max_depth=max_depth, max_leaf_nodes=leaves, random_state=0)
-    with config_context(skip_parameter_validation=True):
-        clf.fit(X32, y, sample_weight=w, check_input=False)
-    return clf.tree_
 
 
 def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int | None, column_names: list[str],

@@ -11,7 +11,8 @@ from ...common.limits import parse_memory
 from ...common.rashomon import RashomonSet, check_bound, resolve_bound
 from ...common.result import Status
 from ...common.validation import check_number
-from ..numeric.cuts import CutDataset, CutMap
+from ..model import CutMap
+from ..numeric.cuts import CutDataset
 from .space import Amounts, LimitReached, TreeSpace
 from .trees import TreeBackend
 

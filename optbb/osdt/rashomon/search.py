@@ -28,6 +28,7 @@ from ...common.driver import DONE, NEED_MEMORY, NODE_LIMIT, PAUSED, RUNNING
 from ...common.jit import njit
 from ...common.keyindex import find_row, index_put
 from ...common.rashomon import BOUND_TOLERANCE
+from ..support import layered
 from .pairs import KEY, clear_pairs, convolve, put_pair, take_pairs
 from .store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST,
                              FV_CUTOFF, FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT,
@@ -50,21 +51,11 @@ UNSPLIT = -1  # the one-side amount of a split with an empty side
 
 # -- counting -----------------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def layered(w, bits, row0, k, mult):
-    """The amount of the rows of word ``w`` (word ``k`` of a support) in rows ``row0 ..`` of ``bits``, one per
-    amount layer: ``sum_l mult[l] * popcount(w & bits[row0 + l, k])``."""
-    s = 0
-    for t in range(mult.shape[0]):
-        s += mult[t] * popcount64(w & bits[row0 + t, k])
-    return s
-
-
-@njit(cache=True, inline="always")
 def one_side(keys, e, data, f):
     """``(rows, minority)`` of the one side of subproblem ``e`` (its support: row ``e`` of ``keys``) split on
     feature ``f`` (the minority: the equivalent-points amount, Angelino et al. 2018 Thm 20); the zero side's are
     the subproblem's minus these."""
-    features, zbits, mult = data.features, data.zbits, data.mult
+    features, zbits, mult = data.xbits, data.zbits, data.mult
     n1 = m1 = 0
     for k in range(features.shape[1]):
         one = keys[e, k] & features[f, k]
@@ -80,17 +71,17 @@ def count_sides(nodes, data, st, e):
     ``nodes.sides`` (room checked by the caller), :data:`UNSPLIT` for a split with an empty side: once per
     subproblem, as one is evaluated again under a higher cutoff and planned at each widening."""
     at = st[S_SIDES]
-    for f in range(data.features.shape[0]):
+    for f in range(data.xbits.shape[0]):
         n1, m1 = one_side(nodes.rows, e, data, f)
         nodes.sides[at + f] = UNSPLIT if n1 == 0 or n1 == nodes.ints[e, N_SIZE] else m1
     nodes.ints[e, N_SIDES] = at
-    st[S_SIDES] = at + data.features.shape[0]
+    st[S_SIDES] = at + data.xbits.shape[0]
 
 
 @njit(cache=True)
 def sides_full(nodes, data, st):
     """Whether ``nodes.sides`` lacks room for one more subproblem's splits (NEED_MEMORY asks for it)."""
-    full = st[S_SIDES] + data.features.shape[0] > nodes.sides.shape[0]
+    full = st[S_SIDES] + data.xbits.shape[0] > nodes.sides.shape[0]
     if full:
         st[S_NEED] = NEED_SIDES
     return full
@@ -171,7 +162,7 @@ def splits_can_help(nodes, fs, e, bound):
 def request(nodes, data, frames, st, fs, e, f, one, d, cutoff):
     """Ask for the optimum of a side of subproblem ``e`` split on feature ``f`` (the one side when ``one``) with
     depth budget ``d``, up to ``cutoff``: the next step answers (:func:`ask`)."""
-    buf, keys, features = frames.buf, nodes.rows, data.features
+    buf, keys, features = frames.buf, nodes.rows, data.xbits
     for k in range(features.shape[1]):
         buf[k] = keys[e, k] & features[f, k] if one else keys[e, k] & ~features[f, k]
     st[S_ASKING], st[S_ASK_D], fs[F_CUTOFF] = 1, d, cutoff
@@ -258,7 +249,7 @@ def frame_step(nodes, data, frames, st, fs):
         fi[k, FI_F], fi[k, FI_PHASE] = f + 1, LOOP
     else:
         asked = False
-        while f < data.features.shape[0]:
+        while f < data.xbits.shape[0]:
             m1 = nodes.sides[nodes.ints[e, N_SIDES] + f]
             if m1 != UNSPLIT:
                 m0 = nodes.ints[e, N_MINORITY] - m1
@@ -408,7 +399,7 @@ def topdown_step(nodes, data, plan, frames, st, fs):
             st[S_CURSOR], st[S_PHASE] = f + 1, LOOP
     else:
         st[S_PHASE] = POP
-        while f < data.features.shape[0]:
+        while f < data.xbits.shape[0]:
             m1 = nodes.sides[nodes.ints[e, N_SIDES] + f]
             m0 = nodes.ints[e, N_MINORITY] - m1
             lb_r = m1 / total + lam

@@ -26,15 +26,14 @@ import time
 import numpy as np
 
 from ...common.bitset import n_words, pack_columns, pack_rows
-from ...common.equivalence import minority_vector
 from ...common.driver import DONE, FIRST_WORK, NEED_MEMORY, NODE_LIMIT, PAUSED, next_work
 from ...common.growth import GrowthStopped
 from ...common.result import Status
-from ..dp.engine import weight_layers
+from ..support import pack, weight_units
 from .pairs import KEY
 from .search import OVERFLOW, add_root, build_chunk, run, start_optimum, start_widen
 from .store import (F_RET, M_BUILD, N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS,
-                             S_MODE, S_NODES, S_ROOT, S_SOLVED, Data, Store)
+                             S_MODE, S_NODES, S_ROOT, S_SOLVED, Store)
 
 UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never decremented to 0)
 
@@ -51,29 +50,23 @@ class LimitReached(Exception):
 
 
 class Amounts:
-    """The training rows as packed bitsets for the kernels (:class:`~optbb.osdt.rashomon.store.Data`): feature and
-    class masks and integer amounts (1 per row, or weights scaled to integers exactly for dyadic weights) in amount
-    layers, with the equivalent-points minority (rows outside their identical-feature group's majority class,
-    Angelino et al. Thm 20: the errors every tree makes on a support)."""
+    """The training rows as the kernels read them (:data:`~optbb.osdt.support.Packed`: feature and class bitsets per
+    weight layer, with the equivalent-points minority, Angelino et al. Thm 20: the errors every tree makes on a
+    support), and their amounts: 1 per row, or the weight units of :func:`~optbb.osdt.support.weight_units`."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight: np.ndarray | None):
         X = np.ascontiguousarray(X, dtype=np.uint8)
         n, self.m = X.shape
         self.n, self.K, self.y = n, n_classes, np.asarray(y, dtype=np.int64)
         self.weighted = sample_weight is not None
-        self.amount = scaled_weights(sample_weight) if self.weighted else np.ones(n, dtype=np.int64)
+        units = weight_units(sample_weight) if self.weighted else None
+        self.amount = np.ones(n, dtype=np.int64) if units is None else units
         self.total = int(self.amount.sum())
         # the weight of one amount unit (1 for unweighted data)
         self.weight_unit = 1.0 if sample_weight is None else float(np.sum(sample_weight)) / max(self.total, 1)
-        layers, mult = weight_layers(self.amount)
-        lbits = pack_rows(layers)
-        classes = pack_rows(np.stack([self.y == k for k in range(n_classes)]))
-        # the minority amount of a support does not depend on how ties are broken: equivalent rows are never split
-        minority = pack_rows(minority_vector(X, self.y, self.amount.astype(np.float64))[None, :].astype(bool))
         self.words = n_words(n)
-        ybits = (classes[:, None, :] & lbits[None]).reshape(-1, self.words)  # class c, layer l: row c * L + l
-        self.data = Data(pack_columns(X), np.ascontiguousarray(ybits), np.ascontiguousarray(minority & lbits),
-                         np.asarray(mult, dtype=np.int64))
+        # the minority amount of a support does not depend on how ties are broken: equivalent rows are never split
+        self.data = pack(X, pack_columns(X), self.y, n_classes, units)
         self.all = pack_rows(np.ones((1, n), dtype=bool))[0]
 
     def rows(self, words: np.ndarray) -> np.ndarray:
@@ -84,14 +77,6 @@ class Amounts:
     def class_amounts(self, rows: np.ndarray) -> np.ndarray:
         """The amount of each class among ``rows`` (int64)."""
         return np.bincount(self.y[rows], weights=self.amount[rows], minlength=self.K).astype(np.int64)
-
-
-def scaled_weights(w: np.ndarray) -> np.ndarray:
-    """Sample weights as integers: scaled by a power of two that keeps the total below ``2**40``, exact for weights
-    with few significant bits; the objective's errors over the total weight is unchanged by the scale."""
-    w = np.asarray(w, dtype=np.float64)
-    shift = 40 - math.ceil(math.log2(max(float(w.sum()), 1e-300))) - math.ceil(math.log2(max(len(w), 2)))
-    return np.rint(np.ldexp(w, shift)).astype(np.int64)
 
 
 class TreeSpace:

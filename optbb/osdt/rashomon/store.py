@@ -2,10 +2,8 @@
 pairs and options, the widening plan and the stack of optimum evaluations, with the chunk state.  The kernels of
 :mod:`optbb.osdt.rashomon.search` fill them; Python allocates them and grows them between chunks.
 
-- ``Data``: ``features[f]`` the rows with feature ``f`` = 1; ``ybits[c * L + l]`` the rows of class ``c`` in amount
-  layer ``l``; ``zbits[l]`` the equivalent-points minority rows of layer ``l``; ``mult[l]`` the amount of a row of
-  layer ``l`` (the amount of a set ``S`` of rows is ``sum_l mult[l] * popcount(S & layer l)``; unweighted data is
-  one layer of amount 1).
+- the rows: :data:`optbb.osdt.support.Packed` (the amount of a set ``S`` of rows is
+  ``sum_l mult[l] * popcount(S & layer l)`` weight units; unweighted data is one layer of amount 1).
 - ``Nodes``: one entry per subproblem, its id stable: ``rows[i]`` its key, the support's words then the depth
   budget in the last word, found through the key index ``index`` / ``ehash`` (:mod:`optbb.common.keyindex`);
   ``ints[i, N_*]``: its number of rows, its leaf (errors and label: the majority class, ties to the larger class),
@@ -39,7 +37,6 @@ from ...common.growth import grow
 from ...common.keyindex import index_capacity, new_index, reindex
 from .pairs import new_pair_table
 
-Data = namedtuple("Data", "features ybits zbits mult")
 Nodes = namedtuple("Nodes", "index ehash rows ints vals sides")
 Pools = namedtuple("Pools", "keys counts feat left right")
 Plan = namedtuple("Plan", "ints limit cands")

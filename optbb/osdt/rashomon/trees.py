@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...common.rashomon import Level, within
-from ..numeric.cuts import CutMap
-from ..model import Tree
+from ..model import CutMap, Tree
 from .space import KEY, TreeSpace
 from .summary import class_counts, outside_weights, parents_first, usage_recounts
 
