@@ -158,14 +158,10 @@ def cmd_osdt(args) -> int:
 
     _check_outputs(args)
     data, _, classes = _load_binary(args.data, args.label, "osdt")
-    labels = None
-    if len(data.label_names) > 2:  # the dp search takes k classes as labels beside a 0/1 y
-        labels = data.y
-        data = from_arrays(data.X, (data.y > 0).astype(np.uint8), data.feature_names, data.sample_weight)
     result = solve(data, args.regularization, policy=args.policy, ablation=tuple(args.ablation or ()),
                    initial_tree=None if args.warm_start == "none" else args.warm_start, max_depth=args.max_depth,
                    max_leaves=args.max_leaves, time_limit=args.time_limit, node_limit=args.node_limit,
-                   memory_limit=args.memory_limit, verbose=args.verbose, labels=labels)
+                   memory_limit=args.memory_limit, verbose=args.verbose)
     if classes is not None:
         result.model.classes = list(classes)
     return _report(f"OSDT lambda={args.regularization} ({data.n_samples} samples, {data.n_features} features)",

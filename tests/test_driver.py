@@ -259,7 +259,7 @@ def test_a_cold_numba_cache_costs_no_time_limit(tmp_path):
         "for search in ('dp', 'leaf_set'):\n"
         "    r = solve(from_arrays(X, y), 0.01, search=search, time_limit=1.0)\n"
         "    out[search] = [r.status.name, r.counters['total_time'], r.counters['kernel_load_time']]\n"
-        "from optbb.osdt import depth2\n"
+        "from optbb.osdt.dp import depth2\n"
         "out['depth2'] = [len(depth2.depth2.signatures), len(depth2.accumulate_pair_counts.signatures)]\n"
         "print(json.dumps(out))\n")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}

@@ -198,9 +198,9 @@ def test_osdt_initial_tree_replaces_warm_start():
     b = OSDTClassifier(regularization=0.05, initial_tree="cart").fit(X, y)
     assert a.result_.objective == pytest.approx(b.result_.objective, abs=1e-12)
     d = from_arrays(X.to_numpy(), y)
-    with pytest.warns(FutureWarning, match="initial_tree"):
-        old = solve(d, 0.05, warm_start=None)
-    assert old.objective == solve(d, 0.05, initial_tree=None).objective
+    with pytest.raises(TypeError, match="warm_start"):  # its former name, deprecated since 0.1, is gone
+        solve(d, 0.05, warm_start=None)
+    assert solve(d, 0.05, initial_tree="none").objective == solve(d, 0.05, initial_tree=None).objective
 
 
 @pytest.mark.parametrize("cls", SOLVERS, ids=lambda c: c.__name__)

@@ -16,9 +16,10 @@ from hypothesis.extra import numpy as hnp
 from optbb import export
 from optbb.common.data import BinaryDataset
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
-from optbb.osdt.solve import solve_columns
+from optbb.osdt.numeric.engine import solve_cuts
 from optbb.osdt.model import cut_threshold, threshold_text
-from optbb.osdt.numeric.cuts import all_cuts, column_values, count_cuts, is_binary_column, sorted_columns
+from optbb.osdt.numeric.cuts import (CutDataset, all_cuts, column_values, count_cuts, is_binary_column,
+                                     sorted_columns)
 from twins.brute_numeric import optimal_objective, tree_objective
 
 VALUES = (-2.5, -1.0, 0.0, 0.5, 1.0, 1.25, 3.0, 7.75, 100.0)  # few values: many ties
@@ -67,8 +68,13 @@ def test_depth_two_is_the_brute_force_over_every_threshold(problem):
 
 def sorted_orders(X, y, lam, depth, w=None):
     """The search over sorted orders (optbb.osdt.numeric.engine), whatever the number of cuts."""
-    return solve_columns(X, y, lam, [f"x{j}" for j in range(X.shape[1])], max_depth=depth, sample_weight=w,
-                         n_classes=int(y.max()) + 1)
+    return solve_columns(X, y, lam, max_depth=depth, sample_weight=w)
+
+
+def solve_columns(X, y, lam, names=None, *, sample_weight=None, **options):
+    """The search over sorted orders on raw columns ``X`` (class indices ``y``), whatever the number of cuts."""
+    labels = [str(c) for c in range(max(2, int(np.max(y)) + 1))]
+    return solve_cuts(cut_dataset(X, y, names, sample_weight, labels), lam, **options)
 
 
 def every_cut(X: np.ndarray) -> np.ndarray:
@@ -292,10 +298,10 @@ def test_binary_data_gives_the_same_tree_as_solve(seed, lam, depth, k, weighted)
     y = (X[:, 0] ^ X[:, 1] | (rng.random(150) < 0.2)).astype(int) + (X[:, 2] * rng.integers(0, k - 1, 150))
     w = rng.uniform(0.5, 2, 150) if weighted else None
     clf = OSDTClassifier(regularization=lam, max_depth=depth).fit(X, y, sample_weight=w)
-    data = BinaryDataset(X, y > 0, [f"x{j}" for j in range(8)], w)
-    ref = solve(data, lam, max_depth=depth, labels=y if k > 2 else None).model
+    data = BinaryDataset(X, y, [f"x{j}" for j in range(8)], w, tuple(str(c) for c in range(max(2, y.max() + 1))))
+    ref = solve(data, lam, max_depth=depth).model
     tree = clf.tree_
-    assert tree.cuts is None and clf._cuts is None
+    assert tree.cuts is None and not isinstance(clf._data, CutDataset)
     assert tree.leaves == ref.leaves and tree.predictions == ref.predictions and tree.text() == ref.text()
     assert "column_kinds" not in tree.to_dict()
     with pytest.raises(ValueError, match="X is not binary"):
@@ -332,7 +338,7 @@ def test_rashomon_set_of_a_numeric_fit_reads_raw_rows(iris):
     X, y = iris
     clf = OSDTClassifier(regularization=0.02, max_depth=2).fit(X.iloc[:, :2], y)
     rs = clf.rashomon_set(epsilon=0.0)
-    assert rs.prepare(X.iloc[:, :2]).shape == (150, clf._cuts.n_features)
+    assert rs.prepare(X.iloc[:, :2]).shape == (150, clf._data.cuts.n_features)
 
 
 @pytest.mark.slow
@@ -453,8 +459,8 @@ def test_a_cart_tree_taken_in_the_middle_of_the_search_keeps_it_optimal(monkeypa
     monkeypatch.setattr(cut_search.CutEngine, "try_cart", spy)
     X, y = hard_numeric_problem(n=60, m=4, seed=seed, decimals=1)
     names = [f"x{j}" for j in range(4)]
-    res = solve_columns(X, y, 0.0, names, max_depth=3, n_classes=2)
-    cold = solve_columns(X, y, 0.0, names, max_depth=3, n_classes=2, warm_start=None)
+    res = solve_columns(X, y, 0.0, names, max_depth=3)
+    cold = solve_columns(X, y, 0.0, names, max_depth=3, warm_start=None)
     B = every_cut(X)
     reference = solve(BinaryDataset(B, y, [f"c{j}" for j in range(B.shape[1])]), 0.0, max_depth=3)
     assert taken == [True]
@@ -470,11 +476,11 @@ def test_the_first_tree_grows_the_depth2_optimum_by_blocks(depth, lam):
     X, y = hard_numeric_problem(n=300)
     names = [f"x{j}" for j in range(X.shape[1])]
     two = sorted_orders(X, y, lam, 2)
-    res = solve_columns(X, y, lam, names, max_depth=depth, n_classes=2, node_limit=1)
+    res = solve_columns(X, y, lam, names, max_depth=depth, node_limit=1)
     assert res.objective <= two.objective + 1e-12
     assert res.model.depth <= depth
     assert res.objective == pytest.approx(np.mean(res.model.predict(X) != y) + lam * res.model.n_leaves, abs=1e-12)
-    cold = solve_columns(X, y, lam, names, max_depth=depth, n_classes=2, node_limit=1, warm_start=None)
+    cold = solve_columns(X, y, lam, names, max_depth=depth, node_limit=1, warm_start=None)
     assert cold.objective >= res.objective - 1e-12
 
 

@@ -272,8 +272,8 @@ def test_three_class_labels_through_solve():
     rng = np.random.default_rng(3)
     X = rng.integers(0, 2, (40, 4)).astype(np.uint8)
     labels = (X[:, 0] + X[:, 1] + (rng.random(40) < 0.1)).astype(np.int64) % 3
-    data = from_arrays(X, (labels > 0).astype(np.uint8))
-    res = solve(data, 0.02, labels=labels, max_depth=3)
+    data = from_arrays(X, labels)
+    res = solve(data, 0.02, max_depth=3)
     assert res.objective == pytest.approx(optimal_objective(X, labels, 0.02, 3), abs=1e-9)
     assert set(res.model.predictions) <= {0, 1, 2}
 
@@ -308,14 +308,11 @@ def test_bad_arguments():
         solve(data, 0.0, search="dp")  # lambda = 0 needs a max_depth
     with pytest.raises(ValueError, match="max_depth"):
         solve(data, 0.05, search="dp", max_depth=-1)
-    with pytest.raises(ValueError, match="labels"):
-        solve(data, 0.05, search="leaf_set", labels=np.zeros(data.n_samples, np.int64))
-    with pytest.raises(ValueError, match="labels"):
-        solve(data, 0.05, labels=np.zeros(3, np.int64))
-    with pytest.raises(ValueError, match="labels must be integers 0..k-1, got dtype float64"):
-        solve(data, 0.05, labels=np.full(data.n_samples, 0.5))
-    with pytest.raises(ValueError, match="labels must be integers 0..k-1, got a negative label -1"):
-        solve(data, 0.05, labels=np.where(data.y == 1, 1, -1))
+    three = from_arrays(data.X, np.arange(data.n_samples) % 3)
+    with pytest.raises(ValueError, match="3 classes; search='leaf_set' takes two classes only"):
+        solve(three, 0.05, search="leaf_set")
+    with pytest.raises(ValueError, match="two classes only"):
+        solve(three, 0.05, max_leaves=4)
 
 
 def test_estimator_search_parameter():

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from scipy.stats import chisquare
 from optbb.common.data import BinaryDataset
 from optbb.common.result import Status
 from optbb.osdt import OSDTClassifier, Tree, rashomon_set
-from optbb.osdt.rashomon.build import STAGES
+from optbb.osdt.rashomon.engine import STAGES
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -220,27 +222,32 @@ def test_a_node_limit_ends_with_a_status_and_a_set_complete_below_its_level():
 def test_a_time_limit_before_the_optimum_gives_an_empty_set_with_the_status():
     from optbb.datasets import load_osdt
 
-    rs = rashomon_set(load_osdt("compas"), 0.001, epsilon=0.05, max_depth=5, time_limit=0.0)
+    rs = rashomon_set(load_osdt("compas"), 0.001, epsilon=0.05, max_depth=5, time_limit=1e-9)
     assert rs.status is Status.TIME_LIMIT
     assert rs.count == 0 and rs.complete_below == -math.inf
+    with pytest.raises(ValueError, match="time_limit must be a positive number"):  # as every other search
+        rashomon_set(load_osdt("compas"), 0.001, epsilon=0.05, max_depth=5, time_limit=0.0)
 
 
 def test_ctrl_c_returns_what_was_found(monkeypatch):
-    """Ctrl-C during the widening to the bound keeps the set of the stage before (the optimal trees)."""
-    from optbb.osdt.rashomon import space as engine
+    """Ctrl-C (a real SIGINT, caught by the search driver) during the widening to the bound keeps the set of the
+    stage before (the optimal trees)."""
+    from optbb.osdt.rashomon import engine
 
     data = BinaryDataset(*_random(40, 4, seed=2), [f"f{j}" for j in range(4)])
     full = rashomon_set(data, 0.005, epsilon=0.5, max_depth=3)
-    widen, calls = engine.TreeSpace.widen, [0]
+    widen, calls = engine.start_widen, [0]
 
-    def interrupted(self, *args):
+    def interrupted(*args):
         calls[0] += 1
-        if calls[0] == 2:
-            raise KeyboardInterrupt
-        return widen(self, *args)
+        if calls[0] == 2:  # the second stage: to the bound
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # the handler runs before the widening starts
+        return widen(*args)
 
-    monkeypatch.setattr(engine.TreeSpace, "widen", interrupted)
+    monkeypatch.setattr(engine, "start_widen", interrupted)
     rs = rashomon_set(data, 0.005, epsilon=0.5, max_depth=3)
+    assert calls[0] == 2
     assert rs.status is Status.INTERRUPTED
     assert rs.complete_below == rs.optimum == full.optimum
     assert rs.count == full.count_within(epsilon=0.0) >= 1

@@ -148,17 +148,24 @@ def check_binary_arrays(X, y, sample_weight=None, n_classes: int = 2):
     if X.shape[1] == 0:
         raise ValueError("X has 0 features")
     check_binary(X, "X")
+    y, w = check_targets(y, X.shape[0], sample_weight, n_classes)
+    return np.ascontiguousarray(X, dtype=np.uint8), y, w
+
+
+def check_targets(y, n_samples: int, sample_weight=None, n_classes: int = 2):
+    """``(y, sample_weight)`` checked and copied for ``n_samples`` rows: labels 0/1, or class indices ``0 ..
+    n_classes-1`` (uint8), and non-negative finite weights (float64) or None; a ValueError names the problem."""
     y = _as_numeric(y, "y").reshape(-1) if np.ndim(y) else _as_numeric(y, "y")
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D, got shape {y.shape}")
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"length mismatch: X has {X.shape[0]} samples but y has {y.shape[0]}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"length mismatch: X has {n_samples} samples but y has {y.shape[0]}")
     if n_classes == 2:
         check_binary(y, "y")
     else:
         _check_classes(y, n_classes)
-    w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
-    return np.ascontiguousarray(X, dtype=np.uint8), np.ascontiguousarray(y, dtype=np.uint8), w
+    w = None if sample_weight is None else check_sample_weight(sample_weight, n_samples)
+    return np.ascontiguousarray(y, dtype=np.uint8), w
 
 
 def _as_numeric(a, name: str) -> np.ndarray:

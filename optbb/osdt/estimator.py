@@ -15,8 +15,8 @@ from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, ParamNamesMixin, MultiClassTagsMixin,
                                  Number, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
-from .numeric.cuts import CutDataset, all_cuts, column_values, count_cuts
-from .solve import OPTION_CONSTRAINTS, choose_search, on_sorted_orders, solve, solve_columns
+from .numeric.cuts import CutDataset, cut_dataset
+from .solve import OPTION_CONSTRAINTS, solve
 from .rashomon.build import rashomon_set as tree_rashomon_set
 
 
@@ -82,41 +82,24 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
         Xc, y_enc, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True,
                                                           numeric=True)
         weights = combined_weights(y_enc, w, self.class_weight, classes, "OSDTClassifier")
-        leaf_set_options = dict(policy=self.policy, ablation=self.ablation, upper_bound=self.upper_bound,
-                                max_leaves=self.max_leaves)
-        if len(classes) > 2 and choose_search(self.search, **leaf_set_options) == "leaf_set":
-            raise ValueError(f"OSDTClassifier: y has {len(classes)} classes; search='leaf_set' (and its options "
-                             "policy, ablation, upper_bound, max_leaves) takes two classes only: use search='dp' "
-                             "or 'auto' without those options")
         names = display_names(self.feature_names, names, Xc.shape[1])
-        self._cuts, self._numeric = None, Xc.dtype != np.uint8
-        self._training = (Xc, y_enc, names, weights)  # what rashomon_set searches again (cuts made then)
-        columns = column_values(Xc, weights) if self._numeric else None  # the values of each column, found once
-        if self._numeric and on_sorted_orders(self.max_depth, self.regularization, count_cuts(Xc, columns=columns),
-                                              self.search, **leaf_set_options):
-            # every threshold, searched on sorted orders: no matrix of cuts
-            result = solve_columns(Xc, y_enc, self.regularization, names, max_depth=self.max_depth,
-                                   n_classes=len(classes), sample_weight=weights, warm_start=self.initial_tree,
-                                   time_limit=self.time_limit, node_limit=self.node_limit,
-                                   memory_limit=self.memory_limit, verbose=self.verbose, started=started,
-                                   columns=columns)
-        else:
-            data = BinaryDataset(Xc, y_enc > 0, names, weights) if not self._numeric else self._cut_data()
-            result = solve(data, self.regularization, search=self.search, initial_tree=self.initial_tree,
-                           max_depth=self.max_depth, time_limit=self.time_limit, node_limit=self.node_limit,
-                           memory_limit=self.memory_limit, verbose=self.verbose,
-                           labels=y_enc if len(classes) > 2 else None, started=started, **leaf_set_options)
+        labels = tuple(str(c) for c in classes)
+        if Xc.dtype == np.uint8:
+            data = BinaryDataset(Xc, y_enc, names, weights, labels)
+        else:  # every threshold of each numeric column: the trees read the raw columns
+            data = cut_dataset(Xc, y_enc, names, weights, labels)
+        result = solve(data, self.regularization, search=self.search, policy=self.policy, ablation=self.ablation,
+                       initial_tree=self.initial_tree, upper_bound=self.upper_bound, max_depth=self.max_depth,
+                       max_leaves=self.max_leaves, time_limit=self.time_limit, node_limit=self.node_limit,
+                       memory_limit=self.memory_limit, verbose=self.verbose, started=started)
+        if isinstance(data, CutDataset):
+            data.release()
+        self._data = data  # what rashomon_set searches again
         self.classes_ = classes
         result.model.classes = list(classes)
         self.tree_ = result.model
         self.result_ = result
         return self
-
-    def _cut_data(self) -> CutDataset:
-        """The training data with every cut of each numeric column as a feature (made on first use)."""
-        X, y, names, weights = self._training
-        features, self._cuts = all_cuts(X, names, weights)
-        return CutDataset(features, y > 0, self._cuts.feature_names(), weights, cuts=self._cuts, raw=X)
 
     def rashomon_set(self, epsilon: float | None = None, bound: float | None = None, *, max_depth="fit",
                      exclude_useless: bool = True, time_limit: float | None = None, node_limit: int | None = None,
@@ -126,14 +109,8 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
         :func:`optbb.osdt.rashomon_set`.  The trees predict ``classes_`` labels on X as ``predict`` takes it (after
         a fit on numeric columns, the trees are over the raw columns, with thresholds: ``petal_length <= 2.45``)."""
         check_is_fitted(self, "tree_")
-        X, y, names, weights = self._training
-        labels = tuple(str(c) for c in self.classes_)
-        if self._numeric:  # the cuts with their map: the trees read and print the raw columns
-            data = CutDataset(self._cut_data().X, y, self._cuts.feature_names(), weights, labels, cuts=self._cuts)
-        else:
-            data = BinaryDataset(X, y, names, weights, labels)
         depth = self.max_depth if max_depth == "fit" else max_depth
-        out = tree_rashomon_set(data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
+        out = tree_rashomon_set(self._data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
                                 exclude_useless=exclude_useless, time_limit=time_limit, node_limit=node_limit,
                                 memory_limit=memory_limit, verbose=verbose, classes=list(self.classes_))
         out.prepare = self._features
@@ -141,11 +118,9 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
 
     def _features(self, X) -> np.ndarray:
         """The binary features the search saw of raw rows ``X`` (after the fit's column checks)."""
-        if not self._numeric:
+        if not isinstance(self._data, CutDataset):
             return validate_predict_input(self, X)
-        if self._cuts is None:
-            self._cut_data()
-        return self._cuts.transform(validate_predict_input(self, X, numeric=True))
+        return self._data.cuts.transform(validate_predict_input(self, X, numeric=True))
 
     def _rows(self, X) -> np.ndarray:
         """``X`` checked as the fitted tree reads it: 0/1 columns, or raw numeric ones after a numeric fit."""

@@ -529,23 +529,6 @@ def _build(idx: list[int], leaves: list[tuple[Literal, ...]], used: set[int]):
     return ("split", f, _build(zero, leaves, used | {f}), _build(one, leaves, used | {f}))
 
 
-def leaves_from_sklearn(t, n_features: int) -> list[tuple[Literal, ...]]:
-    """Leaves of a fitted scikit-learn tree (a ``DecisionTreeClassifier``'s ``tree_``) on 0/1 features (left branch =
-    feature 0)."""
-    out: list[tuple[Literal, ...]] = []
-    stack: list[tuple[int, tuple[Literal, ...]]] = [(0, ())]
-    while stack:
-        node, lits = stack.pop()
-        left, right = t.children_left[node], t.children_right[node]
-        if left == -1:
-            out.append(lits)
-            continue
-        f = int(t.feature[node])
-        stack.append((right, lits + ((f, 1),)))
-        stack.append((left, lits + ((f, 0),)))
-    return out
-
-
 _ROWS_AT_ONCE = 1 << 15  # rows whose (rows x leaves) table of hits is made at once
 
 

@@ -29,6 +29,7 @@ from ..common.bounds import majority_labels
 from ..common.equivalence import minority_vector
 
 UNIT_BITS = 40  # real weights are scaled so that their total is below 2**40 units
+UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never decremented to 0)
 
 # ``xbits[f]``: the rows with feature ``f`` = 1; ``ybits[c * L + l]``: the rows of class ``c`` in weight layer ``l``;
 # ``zbits[l]``: the equivalent-points minority rows of layer ``l``; ``wbits[l]``: layer ``l``; ``mult[l]``: the

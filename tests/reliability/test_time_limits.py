@@ -101,3 +101,24 @@ def test_frl_time_limit_overshoot(cls):
     # the limit covers the search; mining and list building come on top and are part of the measured wall time
     assert wall - 1.0 <= _allowed_overshoot(1.0), wall
     assert math.isfinite(est.result_.objective)
+
+
+@jit_only
+@pytest.mark.parametrize("limit", [1.0, 2.0])
+def test_tree_rashomon_set_time_limit_overshoot(limit):
+    """The tree Rashomon set, run by the search driver, stops within the limit's allowance with its status, and
+    the set it returns is complete below ``complete_below`` (here nothing is, the optimum not being reached): 4,000
+    random features at depth 3 take minutes."""
+    from optbb.common.data import from_arrays
+    from optbb.osdt import rashomon_set
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (200, 4000)).astype(np.uint8)
+    y = (X[:, 0] ^ X[:, 1] | (rng.random(200) < 0.2)).astype(np.uint8)
+    rashomon_set(from_arrays(X[:, :8], y), 0.02, epsilon=0.02, max_depth=3)  # compile outside the measured call
+    t0 = time.perf_counter()
+    rs = rashomon_set(from_arrays(X, y), 0.02, epsilon=0.02, max_depth=3, time_limit=limit)
+    wall = time.perf_counter() - t0
+    assert rs.status is Status.TIME_LIMIT
+    assert wall - limit <= _allowed_overshoot(limit), wall
+    assert rs.count == 0 and rs.complete_below == -math.inf and math.isnan(rs.optimum)

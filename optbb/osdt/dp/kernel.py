@@ -50,10 +50,9 @@ from ...common.hashtable import ht_find, ht_put
 from ...common.jit import njit
 from ..bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
                      similar_support_bound, split_needs_refinement)
-from ..support import layered
+from ..support import UNLIMITED, layered
 from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
 
-UNLIMITED = 1 << 30  # depth budget without max_depth
 # frame phases
 OPEN, LOOP, WAIT_A, WAIT_B = 0, 1, 2, 3
 # results handed from a child to its parent

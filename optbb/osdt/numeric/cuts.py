@@ -11,17 +11,19 @@ the column itself.
 printed tree predicts exactly as the fitted one on every training value.  Only rows of positive weight give values:
 a row of weight 0 is left out of the search, so it moves no cut.
 
-:class:`CutMap` keeps, for each feature, its column and threshold; :func:`all_cuts` builds the matrix and the map;
-:class:`CutDataset` is the :class:`~optbb.common.data.BinaryDataset` of all cuts that :func:`optbb.osdt.solve`
+:func:`column_values` sorts each column once; :func:`cut_map` makes the :class:`~optbb.osdt.model.CutMap` of every
+cut (for each feature, its column and threshold); :func:`all_cuts` the matrix and the map; :class:`CutDataset`
+(:func:`cut_dataset`) is the :class:`~optbb.common.data.BinaryDataset` of all cuts that :func:`optbb.osdt.solve`
 takes, whose trees then predict on the raw numeric columns.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
-from ...common.data import BinaryDataset
+from ...common.data import BinaryDataset, check_targets
 from ...common.jit import njit
 from ...common.validation import check_numeric_columns
 from ..model import CutMap, cut_threshold
@@ -164,45 +166,93 @@ def count_cuts(X, sample_weight=None, *, columns: ColumnValues | None = None) ->
 
 def all_cuts(X, column_names, sample_weight=None) -> tuple[np.ndarray, CutMap]:
     """``(features, cut_map)``: the uint8 matrix of every cut of every numeric column of ``X`` (finite numbers,
-    rows x columns), column by column and thresholds ascending, with a 0/1 column kept as one feature.  Cuts lie
-    between consecutive distinct values of the rows of positive ``sample_weight`` (all rows when None).  A numeric
-    column constant on those rows has no cut; when no column has a feature at all, the first one keeps one cut
-    above its values (a feature equal to 1 everywhere, which no optimal tree splits on)."""
+    rows x columns) and its map (:func:`cut_map`).  Cuts lie between consecutive distinct values of the rows of
+    positive ``sample_weight`` (all rows when None)."""
     X = np.asarray(X, dtype=np.float64)
-    names = [str(n) for n in column_names]
-    keep = slice(None) if sample_weight is None else np.asarray(sample_weight) > 0
-    binary, columns, thresholds = [], [], []
-    for j in range(X.shape[1]):
-        x = X[:, j]
-        binary.append(is_binary_column(x))
-        if binary[-1]:
-            columns.append(j)
+    cuts = cut_map(column_values(X, sample_weight), [str(n) for n in column_names])
+    return cuts.transform(X), cuts
+
+
+class CutDataset(BinaryDataset):
+    """The :class:`~optbb.common.data.BinaryDataset` of every cut of raw numeric columns (:func:`cut_dataset`), with
+    the :class:`~optbb.osdt.model.CutMap` that reads them (``cuts``): :func:`optbb.osdt.solve` returns trees over the
+    raw columns for it.  ``raw``: the numeric columns themselves (float64), which the search over sorted orders
+    reads, with ``columns`` (their :class:`ColumnValues`); ``column_names`` name them.  The matrix of cuts (``X``,
+    ``bits``) and the map are made on first use: a search over sorted orders never makes them."""
+
+    def __init__(self, raw: np.ndarray, y: np.ndarray, column_names, sample_weight: np.ndarray | None,
+                 label_names, columns: ColumnValues):
+        self.raw, self.y, self.sample_weight = raw, y, sample_weight
+        self.column_names, self.columns = list(column_names), columns
+        self.label_names, self.minority = tuple(label_names), None
+        self._X = self._bits = self._cuts = None
+        self._n_features = max(count_cuts(raw, columns=columns), 1)
+
+    n_features = property(attrgetter("_n_features"), doc="The number of cuts (one for a 0/1 column).")
+
+    @property
+    def cuts(self) -> CutMap:
+        if self._cuts is None:
+            self._cuts = cut_map(self.columns, self.column_names)
+        return self._cuts
+
+    @property
+    def X(self) -> np.ndarray:
+        """The uint8 matrix of every cut (made on first use)."""
+        if self._X is None:
+            self._X = self.cuts.transform(self.raw)
+        return self._X
+
+    @property
+    def feature_names(self) -> list[str]:
+        return self.cuts.feature_names()
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.raw.shape[0])
+
+    def release(self) -> None:
+        """Drop what only a search reads and can be made again: the columns' ranks and orders (8 bytes a value), the
+        matrix of cuts and its packed bits."""
+        self.columns = ColumnValues(self.columns.values, self.columns.binary)
+        self._X = self._bits = None
+
+    def __getstate__(self) -> dict:
+        """Pickled without what :meth:`release` drops."""
+        state = dict(self.__dict__, _X=None, _bits=None)
+        state["columns"] = ColumnValues(self.columns.values, self.columns.binary)
+        return state
+
+    def __repr__(self) -> str:
+        return (f"CutDataset({self.n_samples} rows, {len(self.column_names)} columns, {self.n_features} cuts, "
+                f"{self.n_classes} classes)")
+
+
+def cut_map(columns: ColumnValues, column_names) -> CutMap:
+    """The :class:`~optbb.osdt.model.CutMap` of every cut of columns whose values are ``columns``, column by column
+    and thresholds ascending, a 0/1 column kept as one feature.  A numeric column constant on the rows of positive
+    weight has no cut; when no column has a feature at all, the first one keeps one cut at its largest value (a
+    feature equal to 1 on every row the search sees, which no optimal tree splits on)."""
+    cols, thresholds = [], []
+    for j, (values, binary) in enumerate(zip(columns.values, columns.binary)):
+        if binary:
+            cols.append(j)
             thresholds.append(None)
             continue
-        values = np.unique(x[keep])
-        columns += [j] * (len(values) - 1)
+        cols += [j] * (len(values) - 1)
         thresholds += [cut_threshold(lo, hi) for lo, hi in zip(values[:-1], values[1:])]
-    if not columns:
-        columns, thresholds = [0], [float(X[:, 0].max())]
-    cut_map = CutMap(names, binary, columns, thresholds)
-    return cut_map.transform(X), cut_map
+    if not cols:  # a feature equal to 1 everywhere, which no optimal tree splits on
+        cols, thresholds = [0], [float(columns.values[0][-1])]
+    return CutMap(column_names, columns.binary, cols, thresholds)
 
 
-@dataclass(eq=False)
-class CutDataset(BinaryDataset):
-    """The :class:`~optbb.common.data.BinaryDataset` of every cut of raw numeric columns, with the :class:`CutMap`
-    that reads them (``cuts``): :func:`optbb.osdt.solve` returns trees over the raw columns for it.  ``raw``: the
-    numeric columns themselves (float64), which the depth-limited search reads instead of the cuts."""
-
-    cuts: CutMap | None = None
-    raw: np.ndarray | None = field(default=None, repr=False)
-
-
-def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", "1")) -> CutDataset:
+def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", "1"), *,
+                columns: ColumnValues | None = None) -> CutDataset:
     """The dataset of every cut of ``X`` (numbers, a numpy array or DataFrame; 0/1 columns stay one feature each)
-    for labels ``y`` (class indices ``0 .. k-1``, ``k = len(label_names)``).  ``feature_names`` name the columns
-    (default: the DataFrame's, else ``x0, x1, ...``).  A ValueError names a column that holds text, categories,
-    NaN or infinity."""
+    for labels ``y`` (class indices ``0 .. k-1``, ``k = len(label_names)``) and ``sample_weight``.
+    ``feature_names`` name the columns (default: the DataFrame's, else ``x0, x1, ...``).  A ValueError names a
+    column that holds text, categories, NaN or infinity, or a label or weight out of place.  ``columns``:
+    ``column_values(X, sample_weight)`` when already known."""
     names = None if feature_names is None else [str(n) for n in feature_names]
     if names is None and hasattr(X, "columns"):
         names = [str(c) for c in X.columns]
@@ -210,6 +260,7 @@ def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", 
     names = names if names is not None else [f"x{j}" for j in range(Xf.shape[1])]
     if len(names) != Xf.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {Xf.shape[1]} columns")
-    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    features, cuts = all_cuts(Xf, names, w)
-    return CutDataset(features, y, cuts.feature_names(), w, label_names, cuts=cuts, raw=Xf)
+    label_names = tuple(str(n) for n in label_names)
+    y, w = check_targets(y, Xf.shape[0], sample_weight, max(2, len(label_names)))
+    columns = column_values(Xf, w) if columns is None else columns
+    return CutDataset(Xf, y, names, w, label_names, columns)

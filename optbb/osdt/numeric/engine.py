@@ -23,7 +23,7 @@ from ...common.bounds import objective_value
 from ...common.limits import InterruptGuard, Limits
 from ...common.result import SearchResult, Status
 from ...common.weights import drop_zero_weights
-from .cuts import sorted_columns
+from .cuts import CutDataset, sorted_columns
 from . import kernel as K
 from .stumps import HIST_BINS, HIST_COPIES, N_SC
 from .memo import entry_bytes, new_memo, row_keys, subtree_end
@@ -376,21 +376,20 @@ class CutEngine:
         walk(0, np.arange(self.n))
         return out
 
-    def cut_map(self, tree: np.ndarray) -> tuple[CutMap, dict]:
-        """The :class:`CutMap` of the splits of a preorder tree (ordered by column, then threshold) and the index
-        of each split ``(column, rank)`` in it."""
-        splits = sorted({(int(tree[0, i]), int(tree[1, i])) for i in range(tree_length(tree)) if tree[0, i] >= 0})
+    def cut_map(self, splits: list[tuple[int, int]]) -> CutMap:
+        """The :class:`CutMap` of the splits ``(column, rank)`` of a tree, in that order."""
         thresholds = [None if self.binary[j] else cut_threshold(self.values[j][r], self.values[j][r + 1])
                       for j, r in splits]
-        return (CutMap(self.column_names, self.binary, [j for j, _ in splits], thresholds),
-                {s: f for f, s in enumerate(splits)})
+        return CutMap(self.column_names, self.binary, [j for j, _ in splits], thresholds)
 
     def model(self, tree: np.ndarray):
         """``(Tree over the raw columns, weight of its errors)`` for a preorder tree, made in one walk of it: its
-        features are its splits (:meth:`cut_map`), a cut's feature 1 on its left (``x <= t``), a 0/1 column's on its
-        right (``x == 1``); its leaves are numbered in the order of a walk taking the branch where the feature is 1
-        first, as :meth:`~optbb.osdt.model.Tree.over_columns` numbers them."""
-        kept, index = self.cut_map(tree)
+        features are its splits ``(column, rank)`` ordered by column, then threshold (:meth:`cut_map`), a cut's
+        feature 1 on its left (``x <= t``), a 0/1 column's on its right (``x == 1``); its leaves are numbered in the
+        order of a walk taking the branch where the feature is 1 first, as :meth:`~optbb.osdt.model.Tree.over_columns`
+        numbers them."""
+        splits = sorted({(int(tree[0, i]), int(tree[1, i])) for i in range(tree_length(tree)) if tree[0, i] >= 0})
+        index = {s: f for f, s in enumerate(splits)}
         R = self.data.R
         leaves: list[tuple] = []
         leaf_of = np.empty(self.n, dtype=np.int64)
@@ -410,6 +409,7 @@ class CutEngine:
 
         shape = walk(0, np.arange(self.n), [])
         stats = leaf_stats_of(leaf_of, len(leaves), self.y, self.k, self.w)
+        kept = self.cut_map(splits)
         model = Tree.from_shape(shape, leaves, [s[0] for s in stats], kept.feature_names(), [s[1] for s in stats],
                                 [s[2] for s in stats], None, [s[3] for s in stats], cuts=kept)
         wrong = [s[4] for s in stats]
@@ -450,28 +450,24 @@ def graft(top: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
                            for pos in range(top.shape[1])], axis=1)
 
 
-def solve_cuts(X: np.ndarray, y: np.ndarray, regularization: float, max_depth: int | None, column_names: list[str],
-               binary: list[bool], *, n_classes: int, sample_weight: np.ndarray | None = None,
-               warm_start: str | None = "cart", time_limit: float | None = None, node_limit: int | None = None,
-               memory_limit=None, verbose: int = 0, started: float | None = None,
-               values: list | None = None, ranked: tuple[np.ndarray, np.ndarray] | None = None) -> SearchResult:
+def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None, warm_start: str | None = "cart",
+               time_limit: float | None = None, node_limit: int | None = None, memory_limit=None, verbose: int = 0,
+               started: float | None = None) -> SearchResult:
     """Optimal tree of depth <= ``max_depth`` (None: any, with ``regularization > 0``) over every threshold of the
-    raw columns ``X`` (float64, finite, named
-    ``column_names``; ``binary[j]``: column ``j`` holds only 0 and 1, see
-    :func:`~optbb.osdt.numeric.cuts.is_binary_column`), minimising ``errors / N + regularization * leaves``; ``y``
-    holds class indices ``0 .. n_classes - 1``.  ``values``: each column's distinct values on the rows of positive
-    weight, ascending (:func:`~optbb.osdt.numeric.cuts.column_values`), when already known, and ``ranked`` with them:
-    its ``(ranks, orders)`` of those rows (ignored unless their shape fits).  ``warm_start="cart"``:
-    at depth 3 or more, the first incumbent is the depth-2 blocks tree (:meth:`CutEngine._blocks_start`), and the
-    pruned CART tree replaces it when cheaper (with regularization before the search, else as the module docstring
-    says); None: the root leaf.  Arguments are assumed checked (see
-    :func:`optbb.osdt.solve`)."""
+    raw columns of ``data`` (:func:`~optbb.osdt.numeric.cuts.cut_dataset`), minimising ``errors / N +
+    regularization * leaves`` with ``data``'s labels (class indices) and weights; the columns are searched on the
+    orders ``data.columns`` gives (sorted again when it has none).  ``warm_start="cart"``: at depth 3 or more, the
+    first incumbent is the depth-2 blocks tree (:meth:`CutEngine._blocks_start`), and the pruned CART tree replaces
+    it when cheaper (with regularization before the search, else as the module docstring says); None: the root
+    leaf.  Arguments are assumed checked (see :func:`optbb.osdt.solve`)."""
     started = time.perf_counter() if started is None else started
-    w, X, y = drop_zero_weights(sample_weight, np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64))
+    columns = data.columns
+    w, X, y = drop_zero_weights(data.sample_weight, data.raw, np.asarray(data.y, dtype=np.int64))
+    ranked = None if columns.ranks is None else (columns.ranks, columns.orders)
     limits = Limits(time_limit, node_limit, memory_limit)
     with InterruptGuard() as guard:
-        engine = CutEngine(X, y, w, n_classes, regularization, max_depth, column_names, binary,
-                           node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=values,
+        engine = CutEngine(X, y, w, data.n_classes, regularization, max_depth, data.column_names, columns.binary,
+                           node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=columns.values,
                            ranked=ranked)
         engine.blocks_start = warm_start == "cart"
         # at depth <= 2 the depth-2 solver is the whole search, and a CART tree would cost it more than it prunes

@@ -1,24 +1,21 @@
 """``optbb.osdt.rashomon_set``: the Rashomon set of sparse decision trees (see :mod:`optbb.osdt.rashomon.space`)."""
 from __future__ import annotations
 
-import math
 import time
 import warnings
 from numbers import Integral
 
+from ...common import driver
 from ...common.data import BinaryDataset
-from ...common.limits import parse_memory
-from ...common.rashomon import RashomonSet, check_bound, resolve_bound
+from ...common.limits import Limits
+from ...common.rashomon import RashomonSet, check_bound
 from ...common.result import Status
 from ...common.validation import check_number
 from ..model import CutMap
-from ..numeric.cuts import CutDataset
-from .space import Amounts, LimitReached, TreeSpace
+from .engine import SetEngine
+from .space import Amounts, TreeSpace
 from .trees import TreeBackend
 
-# The set is widened to the bound in these shares of ``bound - optimum``: a limit that stops a stage leaves the set
-# of the previous one, complete below its level
-STAGES = (0.0, 1.0)
 
 
 def check_max_depth(max_depth) -> int | None:
@@ -32,9 +29,9 @@ def check_max_depth(max_depth) -> int | None:
 
 def cuts_of(data: BinaryDataset) -> CutMap | None:
     """The map of ``data``'s features when they are cuts of numeric columns (a
-    :class:`~optbb.osdt.numeric.cuts.CutDataset` with ``cuts``), else None; a ValueError when the map does not
-    describe the matrix's columns."""
-    cuts = data.cuts if isinstance(data, CutDataset) else None
+    :class:`~optbb.osdt.numeric.cuts.CutDataset`, whose ``cuts`` is that map), else None; a ValueError when the map
+    does not describe the matrix's columns."""
+    cuts = getattr(data, "cuts", None)
     if cuts is not None and cuts.n_features != data.X.shape[1]:
         raise ValueError(f"data.cuts describes {cuts.n_features} features, data.X has {data.X.shape[1]} columns")
     return cuts
@@ -71,43 +68,25 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     lam = check_number("regularization", regularization, lo=0, hi=1, caller="optbb.osdt.rashomon_set")
     epsilon, bound = check_bound(epsilon, bound)
     max_depth = check_max_depth(max_depth)
-    if node_limit is not None:
-        node_limit = int(check_number("node_limit", node_limit, lo=1, caller="optbb.osdt.rashomon_set"))
-    if time_limit is not None:
-        check_number("time_limit", time_limit, lo=0, caller="optbb.osdt.rashomon_set")
+    limits = Limits(time_limit, node_limit, memory_limit)
     if lam == 0 and max_depth is None:
         raise ValueError("regularization 0 needs max_depth: without a leaf penalty and a depth limit every tree "
                          "that splits the data further is as good")
     cuts = cuts_of(data)
     amounts = Amounts(data.X, data.y, len(data.label_names), data.sample_weight)
-    deadline = None if time_limit is None else started + float(time_limit)
-    space = TreeSpace(amounts, lam, max_depth, bool(exclude_useless), deadline, node_limit,
-                      parse_memory(memory_limit))
-    status, optimum, reached = Status.OPTIMAL, math.nan, -math.inf
-    try:
-        optimum = space.optimum()
-        limit = resolve_bound(optimum, epsilon, bound)
-        for share in STAGES:
-            level = optimum + share * (limit - optimum) if limit > optimum else limit
-            space.widen(level)
-            reached = level
-            if level >= limit:
-                break
-    except LimitReached as stop:
-        status = stop.status
-    except KeyboardInterrupt:
-        status = Status.INTERRUPTED
-    limit = resolve_bound(optimum, epsilon, bound) if not math.isnan(optimum) else math.nan
+    space = TreeSpace(amounts, lam, max_depth, bool(exclude_useless), limits.node_limit)
+    engine = SetEngine(space, epsilon, bound)
+    result = driver.run_search(engine, limits, verbose, started=started)
+    status, optimum, limit = result.status, engine.optimum, engine.limit
     if status is Status.OPTIMAL and limit < optimum:
         warnings.warn(f"the bound {limit:.6g} is below the optimum {optimum:.6g}: the Rashomon set is empty",
                       stacklevel=2)
-    backend = TreeBackend(space, space.root, min(reached, limit) if status is Status.OPTIMAL else reached,
-                          data.feature_names, classes, cuts)
-    total = time.perf_counter() - started
-    counters = {"total_time": total, "subproblems": space.n_nodes, "optima": space.n_solved,
-                "evaluations": space.evaluations, "memory_bytes": space.memory_bytes()}
+    complete_below = min(engine.reached, limit) if status is Status.OPTIMAL else engine.reached
+    backend = TreeBackend(space, space.root, complete_below, data.feature_names, classes, cuts)
+    counters = {**result.counters, "memory_bytes": max(result.counters["memory_bytes"], space.memory_bytes())}
     if verbose:
         print(f"Rashomon set of trees: {sum(lv.count for lv in backend.levels)} trees within {limit:.6g} "
-              f"(optimum {optimum:.6g}), {space.n_nodes} subproblems, {total:.2f} s, {status.value}")
-    return RashomonSet("trees", backend, optimum, limit, status, limit if status is Status.OPTIMAL else reached,
+              f"(optimum {optimum:.6g}), {space.n_nodes} subproblems, {counters['total_time']:.2f} s, "
+              f"{status.value}")
+    return RashomonSet("trees", backend, optimum, limit, status, limit if status is Status.OPTIMAL else complete_below,
                        lam, counters, prepare=None if cuts is None else cuts.transform)

@@ -15,38 +15,19 @@ on demand.  Listing, unranking, the per-sample class counts (each subproblem's w
 and the per-feature usage (recounting without the feature) read the same structure.
 
 The construction runs in the compiled chunks of :mod:`optbb.osdt.rashomon.search` over the arrays of
-:mod:`optbb.osdt.rashomon.store`; :class:`TreeSpace` drives them (limits and Ctrl-C between chunks, growth) and
-reads the result by subproblem id.
+:mod:`optbb.osdt.rashomon.store`, run by the search driver through :class:`~optbb.osdt.rashomon.engine.SetEngine`
+(limits, Ctrl-C, growth); :class:`TreeSpace` holds the arrays and reads the result by subproblem id.
 """
 from __future__ import annotations
-
-import math
-import time
 
 import numpy as np
 
 from ...common.bitset import n_words, pack_columns, pack_rows
-from ...common.driver import DONE, FIRST_WORK, NEED_MEMORY, NODE_LIMIT, PAUSED, next_work
-from ...common.growth import GrowthStopped
-from ...common.result import Status
-from ..support import pack, weight_units
+from ..support import UNLIMITED, pack, weight_units
 from .pairs import KEY
-from .search import OVERFLOW, add_root, build_chunk, run, start_optimum, start_widen
-from .store import (F_RET, M_BUILD, N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS,
-                             S_MODE, S_NODES, S_ROOT, S_SOLVED, Store)
-
-UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never decremented to 0)
-
-
-TOO_MANY = "the Rashomon set has more than 2**62 trees at one subproblem; tighten the bound or the depth"
-
-
-class LimitReached(Exception):
-    """A time, node or memory limit stopped the construction; ``status`` names it."""
-
-    def __init__(self, status):
-        super().__init__(status)
-        self.status = status
+from .search import add_root
+from .store import (N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS, S_NODES, S_ROOT,
+                    S_SOLVED, Store)
 
 
 class Amounts:
@@ -83,12 +64,11 @@ class TreeSpace:
     """The subproblems of one Rashomon construction and their optima, built in compiled chunks, read by id."""
 
     def __init__(self, amounts: Amounts, regularization: float, max_depth: int | None, exclude_useless: bool,
-                 deadline: float | None = None, node_limit: int | None = None, memory_limit: int | None = None):
+                 node_limit: int | None = None):
         self.a = amounts
         self.lam = float(regularization)
         self.depth = UNLIMITED if max_depth is None else int(max_depth)
         self.exclude_useless = exclude_useless
-        self.deadline, self.memory_limit = deadline, memory_limit
         self.store = Store(amounts.words, amounts.m, self.depth, amounts.total, self.lam, amounts.K, exclude_useless,
                            node_limit)
         s = self.store
@@ -116,58 +96,6 @@ class TreeSpace:
 
     def cost(self, errors: int, leaves: int) -> float:
         return errors / self.a.total + self.lam * leaves
-
-    # -- the construction ---------------------------------------------------------------------------------------
-    def optimum(self) -> float:
-        """The least cost of a tree on all the rows within the depth budget."""
-        start_optimum(self.store.st)
-        self._run()
-        return float(self.store.fs[F_RET])
-
-    def widen(self, budget: float) -> None:
-        """Give the root every ``(errors, leaves)`` pair of cost at most ``budget`` (and its counts).
-
-        Two passes: top-down, each subproblem (parents first) passes its budget minus the sibling's optimum to its
-        children (the largest over its parents); bottom-up, each subproblem convolves its children's pairs once."""
-        s = self.store
-        start_widen(s.nodes, s.plan, s.st, float(budget))
-        self._run()
-
-    def _run(self) -> None:
-        """Chunks of the kernel until the operation asked is done; the time limit, Ctrl-C (a KeyboardInterrupt
-        between chunks), the node limit and the memory limit end it with :class:`LimitReached`."""
-        s, work = self.store, FIRST_WORK
-        if self.memory_limit is not None and s.memory_bytes() > self.memory_limit:
-            raise LimitReached(Status.MEMORY_LIMIT)
-        while True:
-            remaining = math.inf if self.deadline is None else self.deadline - time.perf_counter()
-            if remaining <= 0:
-                raise LimitReached(Status.TIME_LIMIT)
-            t0 = time.perf_counter()
-            if s.st[S_MODE] == M_BUILD:
-                code = build_chunk(s.nodes, s.pools, s.plan, s.table, s.st, s.fs, work)
-            else:
-                code = run(s.nodes, s.plan, s.frames, self.a.data, s.st, s.fs, work)
-            if code == DONE:
-                return
-            if code == PAUSED:
-                continue
-            if code == NODE_LIMIT:
-                raise LimitReached(Status.NODE_LIMIT)
-            if code == OVERFLOW:
-                raise OverflowError(TOO_MANY)
-            if code == NEED_MEMORY:
-                self._grow()
-            else:
-                work = next_work(work, time.perf_counter() - t0, remaining)
-
-    def _grow(self) -> None:
-        past = (lambda: False) if self.deadline is None else (lambda: time.perf_counter() >= self.deadline)
-        try:
-            if not self.store.grow(self.memory_limit, past):
-                raise LimitReached(Status.MEMORY_LIMIT)
-        except GrowthStopped:
-            raise LimitReached(Status.TIME_LIMIT) from None
 
     # -- reading by subproblem id -------------------------------------------------------------------------------
     def keys(self, i: int) -> np.ndarray:
