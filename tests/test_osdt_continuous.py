@@ -519,3 +519,21 @@ def test_without_a_depth_limit_the_sparse_tree_is_the_binary_dp_on_every_cut(pro
     reference = solve(data, lam)
     assert res.status.name == reference.status.name == "OPTIMAL"
     assert res.objective == pytest.approx(reference.objective, abs=1e-9)
+
+
+def test_a_numeric_fit_keeps_neither_the_matrix_of_cuts_nor_the_orders():
+    """The fitted estimator keeps the raw columns and their values, not what only the search reads (the matrix of
+    cuts, 1 byte per row and cut; the ranks and orders, 8 bytes per value): they are made again when its Rashomon
+    set needs them, and a pickle holds none of them."""
+    import pickle
+
+    X, y = hard_numeric_problem(n=40, m=3, seed=3, decimals=1)
+    for est in (OSDTClassifier(regularization=0.05), OSDTClassifier(regularization=0.0, max_depth=2)):
+        est.fit(X, y)
+        assert est._data._X is None and est._data.columns.ranks is None and est._data.columns.orders is None
+        count = est.rashomon_set(epsilon=0.01).count
+        assert est._data._X is not None  # made for the set
+        again = pickle.loads(pickle.dumps(est))
+        assert again._data._X is None and again._data.columns.ranks is None
+        assert np.array_equal(again.predict(X), est.predict(X))
+        assert again.rashomon_set(epsilon=0.01).count == count
