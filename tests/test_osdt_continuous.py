@@ -16,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 from optbb import export
 from optbb.common.data import BinaryDataset
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
+from optbb.osdt.numeric.engine import ABLATIONS as NUMERIC_BOUNDS
 from optbb.osdt.numeric.engine import solve_cuts
 from optbb.osdt.model import cut_threshold, threshold_text
 from optbb.osdt.numeric.cuts import (CutDataset, all_cuts, column_values, count_cuts, is_binary_column,
@@ -537,3 +538,45 @@ def test_a_numeric_fit_keeps_neither_the_matrix_of_cuts_nor_the_orders():
         assert again._data._X is None and again._data.columns.ranks is None
         assert np.array_equal(again.predict(X), est.predict(X))
         assert again.rashomon_set(epsilon=0.01).count == count
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the bounds of the search over sorted orders, each switched off (optbb.osdt.numeric.engine.ABLATIONS)
+
+NUMERIC_ABLATIONS = [(name,) for name in NUMERIC_BOUNDS] + [NUMERIC_BOUNDS]
+
+
+@given(numeric_problems(), st.sampled_from(NUMERIC_ABLATIONS))
+@settings(FAST, max_examples=200)
+def test_every_numeric_bound_switched_off_keeps_the_brute_force_optimum(problem, ablation):
+    X, y, w, lam, depth = problem
+    res = solve_columns(X, y, lam, sample_weight=w, max_depth=depth, ablation=ablation)
+    assert res.status.name == "OPTIMAL"
+    assert res.objective == pytest.approx(optimal_objective(X, y, lam, depth, w), abs=1e-9)
+
+
+@given(numeric_problems(max_rows=24, max_columns=3), st.sampled_from(NUMERIC_ABLATIONS))
+@settings(FAST, max_examples=40)
+def test_every_numeric_bound_switched_off_keeps_the_depth_three_optimum(problem, ablation):
+    """At depth 3 (frames over the depth-2 solver) against the binary dp on every cut."""
+    X, y, w, lam, _ = problem
+    res = solve_columns(X, y, lam, sample_weight=w, max_depth=3, ablation=ablation)
+    B = every_cut(X)
+    labels = tuple(str(c) for c in range(max(2, int(y.max()) + 1)))
+    ref = solve(BinaryDataset(B, y, [f"c{j}" for j in range(B.shape[1])], w, labels), lam, max_depth=3)
+    assert res.objective == pytest.approx(ref.objective, abs=1e-9)
+
+
+def test_each_numeric_bound_switch_turns_its_bound_off():
+    """Same optimum, more work: the interval bound and its shrinking prune split positions (of the frames and of
+    the depth-2 solver), the records of the columns' stumps the columns the depth-2 solver sweeps."""
+    X, y = hard_numeric_problem(n=200, m=4, seed=3, decimals=2)
+    full = solve_columns(X, y, 0.0, max_depth=3)
+    work = {"interval_bound": ("splits_evaluated", "depth2_positions"),
+            "interval_shrinking": ("splits_evaluated", "depth2_positions"), "column_records": ("depth2_sweeps",)}
+    for name in NUMERIC_BOUNDS:
+        off = solve_columns(X, y, 0.0, max_depth=3, ablation=(name,))
+        assert off.objective == full.objective
+        assert sum(off.counters[c] for c in work[name]) > sum(full.counters[c] for c in work[name]), name
+    with pytest.raises(ValueError, match="not bounds of the numeric search"):
+        solve_columns(X, y, 0.0, max_depth=3, ablation=("lookahead",))

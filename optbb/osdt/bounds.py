@@ -126,6 +126,89 @@ def leaf_count_bound(unchanged_errors, n_leaves, n_split, n_samples, lam):
     return objective_value(unchanged_errors, n_leaves + n_split, n_samples, lam)
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# numeric columns: bounds on the split positions of one column (ConTree: Brita, van der Linden, Demirovic, "Optimal
+# Classification Trees for Continuous Feature Data Using Dynamic Programming with Branch-and-Bound", AAAI 2025,
+# Sec. 4), for the search over sorted orders (:mod:`optbb.osdt.numeric.kernel`, whose docstring derives them).  For
+# positions ``p < q`` of one column, ``L(p) <= L(q)``, ``R(p) >= R(q)`` (monotonicity) and ``L(q) <= L(p) + w(p, q)``,
+# ``R(p) <= R(q) + w(p, q)`` (similarity), ``L``, ``R`` the children's optimal costs and ``w(p, q)`` the weight of the
+# rows between the positions; every child costs at least ``lam_n``.  Interval ``sp`` of ``ivv`` holds ``L(a), R(a),
+# L(b), R(b)`` of its ends ``a < b``.
+# ----------------------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def interval_bound(ivv, sp, wab, lam_n):
+    """Lower bound of every split strictly inside interval ``sp`` (module docstring): ``(split, left, right)``."""
+    lo_l = max(ivv[sp, 0], ivv[sp, 2] - wab, lam_n)
+    lo_r = max(ivv[sp, 3], ivv[sp, 1] - wab, lam_n)
+    return lo_l + lo_r, lo_l, lo_r
+
+
+@njit(cache=True)
+def shrink_interval(ivv, sp, a, b, nb, n, bpos, cw, best):
+    """The split indices ``lo .. hi`` of interval ``sp`` (ends ``a < b``) that may beat ``best``: from ``a``,
+    ``L(q) + R(q) >= L(a) + R(a) - w(a, q)``, so a better ``q`` lies more than ``L(a) + R(a) - best`` of weight
+    past ``a``, and alike before ``b`` (ConTree's interval shrinking).  Empty when ``lo > hi``."""
+    pa = cw[0 if a < 0 else bpos[a]]
+    pb = cw[n if b >= nb else bpos[b]]
+    need_a = pa + (ivv[sp, 0] + ivv[sp, 1] - best)  # q's prefix weight must exceed this
+    need_b = pb - (ivv[sp, 2] + ivv[sp, 3] - best)  # and stay below this
+    lo, hi = a + 1, b - 1
+    if need_a >= cw[bpos[lo]]:
+        x, z = lo, hi + 1  # first index whose prefix weight exceeds need_a
+        while x < z:
+            h = (x + z) // 2
+            if cw[bpos[h]] > need_a:
+                z = h
+            else:
+                x = h + 1
+        lo = x
+    if lo <= hi and need_b <= cw[bpos[hi]]:
+        x, z = lo - 1, hi  # last index whose prefix weight is below need_b
+        while x < z:
+            h = (x + z + 1) // 2
+            if cw[bpos[h]] < need_b:
+                x = h
+            else:
+                z = h - 1
+        hi = x
+    return lo, hi
+
+
+@njit(cache=True)
+def records_bound(rec, sa, sb, wab, lam_n, lo_l, lo_r):
+    """A lower bound of every position between two evaluated ones (records in slots ``sa``, ``sb``; -1: none),
+    ``wab`` of weight apart, from the columns' records: a side costs at least ``lam_n`` plus its least column bound
+    (a stump on column ``g`` or a leaf errs at least ``s_g``), and at least ``lo_l`` (``lo_r``), the interval's
+    bound of it."""
+    if sa < 0 or sb < 0:
+        return lo_l + lo_r
+    ml, mr = np.inf, np.inf
+    for g in range(rec.shape[2]):
+        ml = min(ml, max(rec[sa, 0, g], rec[sb, 0, g] - wab))
+        mr = min(mr, max(rec[sb, 1, g], rec[sa, 1, g] - wab))
+    return max(lo_l, ml + lam_n) + max(lo_r, mr + lam_n)
+
+
+@njit(cache=True)
+def column_bounds(rec, sa, sb, wa, wb, lb):
+    """``lb[s, g]``: lower bounds of each column's best stump (or leaf) on each side of a position between two
+    evaluated ones whose records are in slots ``sa`` and ``sb`` (-1: none), ``wa`` and ``wb`` of weight away: the
+    left side grows from ``a`` to ``b``, so its value is at least ``a``'s and at most ``wb`` below ``b``'s, and the
+    right side the reverse (the module docstring's monotonicity and similarity, for a stump)."""
+    for g in range(lb.shape[1]):
+        lo_l, lo_r = 0.0, 0.0
+        if sa >= 0:
+            lo_l = rec[sa, 0, g]
+            lo_r = rec[sa, 1, g] - wa
+        if sb >= 0:
+            lo_l = max(lo_l, rec[sb, 0, g] - wb)
+            lo_r = max(lo_r, rec[sb, 1, g])
+        lb[0, g] = lo_l
+        lb[1, g] = max(lo_r, 0.0)
+
+
 @njit(cache=True, inline="always")
 def binary_entropy(p):
     """Entropy (bits) of a Bernoulli(p); 0 at p in {0, 1}."""

@@ -41,17 +41,35 @@ RECORD_ENTRIES = 1 << 21  # 16 MB of records of stumps (CutEngine._record_slots)
 CART_AFTER = 0.01
 
 
+# the bounds of the search a user can switch off (:mod:`optbb.osdt.bounds`, ConTree's interval pruning), as the
+# kernel's switches ``P_INTERVAL``, ``P_SHRINK``, ``P_RECORDS``
+ABLATIONS = ("interval_bound", "interval_shrinking", "column_records")
+
+
+def switches(ablation) -> np.ndarray:
+    """The kernel's ``ip``: 1 for each bound of :data:`ABLATIONS` not named in ``ablation``; a ValueError names one
+    it does not know."""
+    unknown = sorted(set(ablation) - set(ABLATIONS))
+    if unknown:
+        raise ValueError(f"ablation names {unknown} are not bounds of the numeric search; known: {list(ABLATIONS)}")
+    ip = np.ones(K.N_IP, dtype=np.int64)
+    for slot, name in zip((K.P_INTERVAL, K.P_SHRINK, K.P_RECORDS), ABLATIONS):
+        ip[slot] = name not in ablation
+    return ip
+
+
 class CutEngine:
     """The frames of :mod:`optbb.osdt.numeric.kernel` over ranked columns (see :func:`solve_cuts` for the arguments;
     ``values``: each column's distinct values, ascending, when already known; ``ranked``: with them, the ranks and
-    orders of ``X``'s rows as :func:`~optbb.osdt.numeric.cuts.sorted_columns` gives them, not sorted again)."""
+    orders of ``X``'s rows as :func:`~optbb.osdt.numeric.cuts.sorted_columns` gives them, not sorted again;
+    ``ablation``: names of :data:`ABLATIONS` switched off)."""
 
     name = "osdt-cuts"
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_classes: int, lam: float,
                  max_depth: int | None, column_names: list[str], binary: list[bool], *,
                  node_limit: int | None = None, memory_limit: int | None = None, values: list | None = None,
-                 ranked: tuple[np.ndarray, np.ndarray] | None = None):
+                 ranked: tuple[np.ndarray, np.ndarray] | None = None, ablation=()):
         self.X, self.y, self.w = X, y, w
         self.column_names, self.binary = [str(c) for c in column_names], [bool(b) for b in binary]
         self.n, self.m = X.shape
@@ -66,7 +84,7 @@ class CutEngine:
             self.values = values
             ranks, self._order = _ranks_and_orders(X, values)
         q = np.ones(self.n) if w is None else weight_units(w).astype(np.float64)
-        self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n))
+        self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n), switches(ablation))
         self.total = float(q.sum())
         self.lam_n = self.lam * self.total
         self.node_limit = _BIG if node_limit is None else int(node_limit)
@@ -166,14 +184,14 @@ class CutEngine:
         depth = self.depth
         if not self.blocks_start or depth < 3 or self.n < 2:
             return
-        K.depth2(self.data, self.lev, 0, 2, self.lam_n, np.inf, self.sc)
+        K.depth2(self.data, self.lev, 0, 2, self.lam_n, np.inf, self.sc, self.st)
         top = _prefix(self.lev.trees[0, K.BEST])
         parts, side = [], self.lev.side
         for rows in self._leaf_rows(top):
             side[:] = 0
             side[rows] = 1
             K.partition(self.data, self.lev, 0, self.n, 1)
-            K.depth2(self.data, self.lev, 1, min(2, depth - 2), self.lam_n, np.inf, self.sc)
+            K.depth2(self.data, self.lev, 1, min(2, depth - 2), self.lam_n, np.inf, self.sc, self.st)
             parts.append(_prefix(self.lev.trees[1, K.BEST]))
         tree = graft(top, parts)
         cost = self._cost(tree)
@@ -208,7 +226,7 @@ class CutEngine:
             return driver.DONE if self.done else driver.RUNNING
         if self.depth <= 2:
             self.fr.fv[0, K.FV_BEST] = K.depth2(self.data, self.lev, 0, self.depth, self.lam_n, self.inc_cost,
-                                                 self.sc)
+                                                 self.sc, self.st)
             self.st[K.S_DEPTH2] += 1
             self.done = True
             return driver.DONE
@@ -310,6 +328,7 @@ class CutEngine:
                                     self.lam)
         lower_bound = objective if status is Status.OPTIMAL else min(self.lower_bound(), objective)
         counters = {"splits_evaluated": self.nodes(), "depth2_calls": int(self.st[K.S_DEPTH2]),
+                    "depth2_positions": int(self.st[K.S_POSITIONS]), "depth2_sweeps": int(self.st[K.S_SWEEPS]),
                     "memo_hits": int(self.st[K.S_HITS]),
                     "search_cost": cost / self.total}
         return model, float(objective), float(lower_bound), counters
@@ -452,14 +471,15 @@ def graft(top: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
 
 def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None, warm_start: str | None = "cart",
                time_limit: float | None = None, node_limit: int | None = None, memory_limit=None, verbose: int = 0,
-               started: float | None = None) -> SearchResult:
+               started: float | None = None, ablation=()) -> SearchResult:
     """Optimal tree of depth <= ``max_depth`` (None: any, with ``regularization > 0``) over every threshold of the
     raw columns of ``data`` (:func:`~optbb.osdt.numeric.cuts.cut_dataset`), minimising ``errors / N +
     regularization * leaves`` with ``data``'s labels (class indices) and weights; the columns are searched on the
     orders ``data.columns`` gives (sorted again when it has none).  ``warm_start="cart"``: at depth 3 or more, the
     first incumbent is the depth-2 blocks tree (:meth:`CutEngine._blocks_start`), and the pruned CART tree replaces
     it when cheaper (with regularization before the search, else as the module docstring says); None: the root
-    leaf.  Arguments are assumed checked (see :func:`optbb.osdt.solve`)."""
+    leaf.  ``ablation``: bounds switched off (:data:`ABLATIONS`), for ablation studies.  Arguments are assumed checked
+    (see :func:`optbb.osdt.solve`)."""
     started = time.perf_counter() if started is None else started
     columns = data.columns
     w, X, y = drop_zero_weights(data.sample_weight, data.raw, np.asarray(data.y, dtype=np.int64))
@@ -468,7 +488,7 @@ def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None
     with InterruptGuard() as guard:
         engine = CutEngine(X, y, w, data.n_classes, regularization, max_depth, data.column_names, columns.binary,
                            node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=columns.values,
-                           ranked=ranked)
+                           ranked=ranked, ablation=ablation)
         engine.blocks_start = warm_start == "cart"
         # at depth <= 2 the depth-2 solver is the whole search, and a CART tree would cost it more than it prunes
         if (warm_start == "cart" and engine.depth >= 3 and len(np.unique(y)) >= 2

@@ -8,7 +8,8 @@ the value changes, the first ``p`` rows going left.  Columns hold ranks (0 .. U-
 in float64, so every sum is exact), the OSDT objective times the total weight.
 
 Bounds on split positions (ConTree: Brita, van der Linden, Demirovic, "Optimal Classification Trees for Continuous
-Feature Data Using Dynamic Programming with Branch-and-Bound", AAAI 2025, the interval pruning of Sec. 4).  For
+Feature Data Using Dynamic Programming with Branch-and-Bound", AAAI 2025, the interval pruning of Sec. 4; they live
+in :mod:`optbb.osdt.bounds`, each behind a switch of ``data.ip``).  For
 positions ``p < q`` of one column the left set grows and the right set shrinks; with ``L(p)``, ``R(p)`` the optimal
 costs of the two children at depth ``d - 1``:
 
@@ -48,13 +49,21 @@ import numpy as np
 
 from ...common.bounds import majority_class
 from ...common.jit import njit
+from ..bounds import column_bounds, interval_bound, records_bound, shrink_interval
 from .memo import copy_subtree, memo_find, memo_store
 from .stumps import (SC_TOT, SC_TOTL, SC_TOTR, class_totals, gather_rows, mark_rows, mark_side, mark_split,
                          order_by, side_stumps)
 
 # ``R`` int32 (m, N): the rank of each row's value per column; ``y`` int64 class indices; ``w`` float64 integer
-# weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.numeric.memo`).
-Data = namedtuple("Data", "R y w keys")
+# weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.numeric.memo`);
+# ``ip`` int64 the switches of the bounds (``P_*``, 1: on).
+Data = namedtuple("Data", "R y w keys ip")
+# the switches: the interval bound (:func:`~optbb.osdt.bounds.interval_bound`), the interval's shrinking
+# (:func:`~optbb.osdt.bounds.shrink_interval`), the records of the columns' stumps
+# (:func:`~optbb.osdt.bounds.records_bound`, :func:`~optbb.osdt.bounds.column_bounds`); with one off, its place
+# takes the bound every split has (two leaves) or nothing
+P_INTERVAL, P_SHRINK, P_RECORDS = range(3)
+N_IP = 3
 # Per level (node of the current path): ``ords`` int32 (levels, m, N) rows of the node by column, ``nrows`` int64
 # (levels,), ``bpos`` int64 (levels, N) the split positions of the column being searched, ``cw`` float64 (levels,
 # N + 1) its prefix weights, ``ivi`` / ``ivv`` the interval stack (ends ``a, b``; ``L(a), R(a), L(b), R(b)``),
@@ -78,8 +87,8 @@ N_FV = 10
 OPEN, NEXT_COLUMN, POP, WAIT_FIRST, WAIT_SECOND = range(5)
 BEST, FIRST = 0, 1
 # int64 state
-S_TOP, S_NODES, S_DEPTH2, S_IMPNODES, S_HITS = range(5)
-N_ST = 5
+S_TOP, S_NODES, S_DEPTH2, S_IMPNODES, S_HITS, S_POSITIONS, S_SWEEPS = range(7)
+N_ST = 7
 RUNNING, DONE, NODE_LIMIT = 0, 1, 2
 
 
@@ -114,42 +123,20 @@ def push(ivi, ivv, tail, a, b, la, ra, lb, rb, sa=-1, sb=-1):
 
 
 @njit(cache=True, inline="always")
-def interval_bound(ivv, sp, wab, lam_n):
-    """Lower bound of every split strictly inside interval ``sp`` (module docstring): ``(split, left, right)``."""
-    lo_l = max(ivv[sp, 0], ivv[sp, 2] - wab, lam_n)
-    lo_r = max(ivv[sp, 3], ivv[sp, 1] - wab, lam_n)
-    return lo_l + lo_r, lo_l, lo_r
+def positions_bound(data, ivv, sp, wab, lam_n):
+    """:func:`~optbb.osdt.bounds.interval_bound` of interval ``sp``, or two leaves' ``lam_n`` with it switched off."""
+    if data.ip[P_INTERVAL]:
+        return interval_bound(ivv, sp, wab, lam_n)
+    return 2.0 * lam_n, lam_n, lam_n
 
 
-@njit(cache=True)
-def shrink(ivv, sp, a, b, nb, n, bpos, cw, best):
-    """The split indices ``lo .. hi`` of interval ``sp`` (ends ``a < b``) that may beat ``best``: from ``a``,
-    ``L(q) + R(q) >= L(a) + R(a) - w(a, q)``, so a better ``q`` lies more than ``L(a) + R(a) - best`` of weight
-    past ``a``, and alike before ``b`` (ConTree's interval shrinking).  Empty when ``lo > hi``."""
-    pa = cw[0 if a < 0 else bpos[a]]
-    pb = cw[n if b >= nb else bpos[b]]
-    need_a = pa + (ivv[sp, 0] + ivv[sp, 1] - best)  # q's prefix weight must exceed this
-    need_b = pb - (ivv[sp, 2] + ivv[sp, 3] - best)  # and stay below this
-    lo, hi = a + 1, b - 1
-    if need_a >= cw[bpos[lo]]:
-        x, z = lo, hi + 1  # first index whose prefix weight exceeds need_a
-        while x < z:
-            h = (x + z) // 2
-            if cw[bpos[h]] > need_a:
-                z = h
-            else:
-                x = h + 1
-        lo = x
-    if lo <= hi and need_b <= cw[bpos[hi]]:
-        x, z = lo - 1, hi  # last index whose prefix weight is below need_b
-        while x < z:
-            h = (x + z + 1) // 2
-            if cw[bpos[h]] < need_b:
-                x = h
-            else:
-                z = h - 1
-        hi = x
-    return lo, hi
+@njit(cache=True, inline="always")
+def positions_left(data, ivv, sp, a, b, nb, n, bpos, cw, best):
+    """The split indices of interval ``sp`` that may beat ``best``: :func:`~optbb.osdt.bounds.shrink_interval`, or
+    all of them with it switched off."""
+    if data.ip[P_SHRINK]:
+        return shrink_interval(ivv, sp, a, b, nb, n, bpos, cw, best)
+    return a + 1, b - 1
 
 
 @njit(cache=True)
@@ -173,14 +160,15 @@ def column_splits(data, ords, lv, n, f, bpos, cw):
 
 
 @njit(cache=True)
-def depth2(data, lev, lv, depth, lam_n, ub, sc):
+def depth2(data, lev, lv, depth, lam_n, ub, sc, st):
     """Optimal tree of depth <= ``depth`` (0, 1 or 2) over the rows of level ``lv`` costing less than ``ub``.
 
     Returns its cost, the tree written to ``lev.trees[lv, BEST]``, or ``ub`` when no tree costs less (a lower
     bound of the optimum).  Depth 2: every root position of every column under the interval bounds (module
     docstring), each evaluated by :func:`side_stumps`, each side's stumps capped at what could still beat the best
     tree with the other side at its bound (a side above its cap gets a lower bound, which the intervals take as
-    well as an exact cost)."""
+    well as an exact cost).  ``st[S_POSITIONS]`` counts the root positions evaluated, ``st[S_SWEEPS]`` the
+    columns swept for them."""
     R, y, w = data.R, data.y, data.w
     n, ords, side, tree = lev.nrows[lv], lev.ords, lev.side, lev.trees[lv, BEST]
     tot = sc[SC_TOT]
@@ -204,7 +192,9 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
     rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
     bounds = rec[rec.shape[0] - 1]  # the last slot: the bounds at the position being evaluated
     rec[0, :, :] = 0.0
-    e1, f1, t1, _, _, _ = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], -1, n, gathered, np.inf, np.inf)
+    e1, f1, t1, _, _, _, swept = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], -1, n, gathered, np.inf,
+                                             np.inf)
+    st[S_SWEEPS] += swept
     for g in range(rec.shape[2]):  # a loop: an array assignment would compile Numba's shape-check messages
         rec[0, 1, g] = rec[1, 0, g]
     order = lev.order[lv]
@@ -230,26 +220,36 @@ def depth2(data, lev, lv, depth, lam_n, ub, sc):
             if b - a <= 1:
                 continue
             wab = cw[n if b >= nb else bpos[b]] - cw[0 if a < 0 else bpos[a]]
-            _, lo_l, lo_r = interval_bound(ivv, sp, wab, lam_n)
-            if lo_l + lo_r >= best or records_bound(rec, sa, sb, wab, lam_n, lo_l, lo_r) >= best:
+            _, lo_l, lo_r = positions_bound(data, ivv, sp, wab, lam_n)
+            if lo_l + lo_r >= best:
                 continue
-            lo, hi = shrink(ivv, sp, a, b, nb, n, bpos, cw, best)
+            if data.ip[P_RECORDS] and records_bound(rec, sa, sb, wab, lam_n, lo_l, lo_r) >= best:
+                continue
+            lo, hi = positions_left(data, ivv, sp, a, b, nb, n, bpos, cw, best)
             if lo > hi:
                 continue
             la, ra, lb, rb = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
             mid = (lo + hi) // 2
             p = bpos[mid]
+            st[S_POSITIONS] += 1
             if gathered:  # the sides of lev.side are marked when a column needs them (side_stumps)
                 mark_rows(lev.loc, lev.lw, f, rf[o[p - 1]], n, tot, sc[SC_TOTL], sc[SC_TOTR])
             else:
                 mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
-            column_bounds(rec, sa, sb, cw[p] - cw[0 if a < 0 else bpos[a]],
-                          cw[n if b >= nb else bpos[b]] - cw[p], bounds)
+            if data.ip[P_RECORDS]:
+                column_bounds(rec, sa, sb, cw[p] - cw[0 if a < 0 else bpos[a]],
+                              cw[n if b >= nb else bpos[b]] - cw[p], bounds)
+            else:
+                for g in range(bounds.shape[1]):  # no bound: every column is swept
+                    bounds[0, g] = 0.0
+                    bounds[1, g] = 0.0
             slot = free if free < rec.shape[0] - 1 else -1
             free += 1
             capl, capr = best - lo_r - 2.0 * lam_n, best - lo_l - 2.0 * lam_n
-            el, fl, tl, er, fr, tr = side_stumps(data, lev, lv, n, sc, bounds, rec[slot] if slot >= 0 else bounds,
-                                                 f if gathered else -1, p, gathered, capl, capr)
+            el, fl, tl, er, fr, tr, swept = side_stumps(data, lev, lv, n, sc, bounds,
+                                                        rec[slot] if slot >= 0 else bounds,
+                                                        f if gathered else -1, p, gathered, capl, capr)
+            st[S_SWEEPS] += swept
             vl, xl, fl = side_value(majority_class(sc[SC_TOTL])[1], el, fl, capl, lo_l, lam_n)
             vr, xr, fr = side_value(majority_class(sc[SC_TOTR])[1], er, fr, capr, lo_r, lam_n)
             if xl and xr and vl + vr < best:
@@ -273,39 +273,6 @@ def side_value(leaf, e, f, cap, lo, lam_n):
     if v <= cap + 2.0 * lam_n or (f >= 0 and e < cap):
         return v, True, -1
     return max(lo, cap + 2.0 * lam_n), False, -1
-
-
-@njit(cache=True)
-def records_bound(rec, sa, sb, wab, lam_n, lo_l, lo_r):
-    """A lower bound of every position between two evaluated ones (records in slots ``sa``, ``sb``; -1: none),
-    ``wab`` of weight apart, from the columns' records: a side costs at least ``lam_n`` plus its least column bound
-    (a stump on column ``g`` or a leaf errs at least ``s_g``), and at least ``lo_l`` (``lo_r``), the interval's
-    bound of it."""
-    if sa < 0 or sb < 0:
-        return lo_l + lo_r
-    ml, mr = np.inf, np.inf
-    for g in range(rec.shape[2]):
-        ml = min(ml, max(rec[sa, 0, g], rec[sb, 0, g] - wab))
-        mr = min(mr, max(rec[sb, 1, g], rec[sa, 1, g] - wab))
-    return max(lo_l, ml + lam_n) + max(lo_r, mr + lam_n)
-
-
-@njit(cache=True)
-def column_bounds(rec, sa, sb, wa, wb, lb):
-    """``lb[s, g]``: lower bounds of each column's best stump (or leaf) on each side of a position between two
-    evaluated ones whose records are in slots ``sa`` and ``sb`` (-1: none), ``wa`` and ``wb`` of weight away: the
-    left side grows from ``a`` to ``b``, so its value is at least ``a``'s and at most ``wb`` below ``b``'s, and the
-    right side the reverse (the module docstring's monotonicity and similarity, for a stump)."""
-    for g in range(lb.shape[1]):
-        lo_l, lo_r = 0.0, 0.0
-        if sa >= 0:
-            lo_l = rec[sa, 0, g]
-            lo_r = rec[sa, 1, g] - wa
-        if sb >= 0:
-            lo_l = max(lo_l, rec[sb, 0, g] - wb)
-            lo_r = max(lo_r, rec[sb, 1, g])
-        lb[0, g] = lo_l
-        lb[1, g] = max(lo_r, 0.0)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -370,7 +337,7 @@ def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
             fv[i + 1, FV_BEST] = max(memo.lb[e], ub)
         return
     if depth_budget(d, ub, lam_n) <= 2:
-        v = depth2(data, lev, i + 1, depth_budget(d, ub, lam_n), lam_n, ub, sc)
+        v = depth2(data, lev, i + 1, depth_budget(d, ub, lam_n), lam_n, ub, sc, st)
         fv[i + 1, FV_BEST] = v
         st[S_DEPTH2] += 1
         memo_store(memo, h1, h2, d, nc, ub if v >= ub else v, v if v < ub else np.inf, lev.trees[i + 1, BEST])
@@ -381,10 +348,10 @@ def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
 
 
 @njit(cache=True)
-def open_frame(data, lev, fr, i, lam_n, sc):
+def open_frame(data, lev, fr, st, i, lam_n, sc):
     """A new frame: the leaf, then the depth-2 tree as its first incumbent; False when no split can beat them."""
     fi, fv = fr.fi, fr.fv
-    best = depth2(data, lev, i, 2, lam_n, fv[i, FV_UB], sc)
+    best = depth2(data, lev, i, 2, lam_n, fv[i, FV_UB], sc, st)
     fv[i, FV_BEST] = best
     fi[i, FI_C] = -1  # columns in lev.order[i], which depth2 has just set
     fi[i, FI_F] = -1
@@ -409,10 +376,10 @@ def next_interval(data, lev, fr, st, memo, i, lam_n, sc):
         if b - a <= 1:
             continue
         wab = cw[n if b >= nb else bpos[b]] - cw[0 if a < 0 else bpos[a]]
-        bound, lo_l, lo_r = interval_bound(ivv, sp, wab, lam_n)
+        bound, lo_l, lo_r = positions_bound(data, ivv, sp, wab, lam_n)
         if bound >= fv[i, FV_BEST]:
             continue
-        lo, hi = shrink(ivv, sp, a, b, nb, n, bpos, cw, fv[i, FV_BEST])
+        lo, hi = positions_left(data, ivv, sp, a, b, nb, n, bpos, cw, fv[i, FV_BEST])
         if lo > hi:
             continue
         mid = (lo + hi) // 2
@@ -478,7 +445,7 @@ def run(data, lev, fr, st, memo, lam_n, node_limit, work, sc):
         i = st[S_TOP]
         ph = fi[i, FI_PHASE]
         if ph == OPEN:
-            fi[i, FI_PHASE] = NEXT_COLUMN if open_frame(data, lev, fr, i, lam_n, sc) else -1
+            fi[i, FI_PHASE] = NEXT_COLUMN if open_frame(data, lev, fr, st, i, lam_n, sc) else -1
         elif ph == NEXT_COLUMN:
             c = fi[i, FI_C] + 1
             if c >= data.R.shape[0] or fv[i, FV_BEST] <= 3.0 * lam_n:

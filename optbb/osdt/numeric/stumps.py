@@ -82,7 +82,8 @@ def side_stumps(data, lev, lv, n, sc, lb, rec, fo, p, gathered, capl, capr):
     the column was not swept.  A column whose values span few ranks next to the rows it sweeps is swept by
     :func:`hist_stumps`; any other column's order is first cut into its two sides' orders without a branch (a branch
     on a row's side is mispredicted half the time), then each side is swept by :func:`side_sweep`.
-    ``lev.colbest[f]`` receives the left side's best stump on column ``f`` (an order for the columns to come)."""
+    ``lev.colbest[f]`` receives the left side's best stump on column ``f`` (an order for the columns to come).
+    Returns the two sides' best stumps and the number of columns swept."""
     R, ords, side, colbest = data.R, lev.ords, lev.side, lev.colbest
     totl, totr, cntl, cntr = sc[SC_TOTL], sc[SC_TOTR], sc[SC_CNTL], sc[SC_CNTR]
     wl, wr = totl.sum(), totr.sum()
@@ -94,6 +95,7 @@ def side_stumps(data, lev, lv, n, sc, lb, rec, fo, p, gathered, capl, capr):
     order_by(corder, colbest)
     colbest[:] = np.inf
     marked = fo < 0
+    swept = 0
     for f in corder:
         rec[0, f] = lb[0, f]
         rec[1, f] = lb[1, f]
@@ -101,6 +103,7 @@ def side_stumps(data, lev, lv, n, sc, lb, rec, fo, p, gathered, capl, capr):
         needr = wr > 0.0 and er > 0.0 and lb[1, f] < min(er, capr)
         if not (needl or needr):
             continue
+        swept += 1
         o, rf = ords[lv, f], R[f]
         lo, span = rf[o[0]], rf[o[n - 1]] - rf[o[0]] + 1
         e1, t1, e2, t2 = np.inf, -1, np.inf, -1
@@ -131,7 +134,7 @@ def side_stumps(data, lev, lv, n, sc, lb, rec, fo, p, gathered, capl, capr):
             if t2 >= 0 and e2 < er:
                 er, fr, tr = e2, f, t2
             rec[1, f] = max(lb[1, f], min(e2, leafr, capr))
-    return el, fl, tl, er, fr, tr
+    return el, fl, tl, er, fr, tr, swept
 
 
 @njit(cache=True)
