@@ -32,10 +32,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..common.bitset import popcount64, trailing_zeros, weight_and
-from ..common.bounds import majority_class
-from ..common.jit import njit
-from ..common.queue import heap_pop, heap_push
+from ...common.bitset import popcount64, trailing_zeros, weight_and
+from ...common.bounds import majority_class
+from ...common.jit import njit
+from ...common.queue import heap_pop, heap_push
 
 OPTIMUM, ENUMERATE = range(2)
 # st (int64 state) slots: queued prefixes, stored nodes, entries, pairs, prefixes evaluated, nodes expanded, the
