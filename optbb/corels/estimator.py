@@ -128,8 +128,9 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
             model.attach_literals(mined.antecedents, names)
             model.classes = list(classes)
 
-        out = build_set(data, self.regularization, epsilon, bound, max_length, time_limit, node_limit,
-                        memory_limit, verbose, classes=classes, model_hook=finish, started=started)
+        out = build_set(data, self.regularization, epsilon=epsilon, bound=bound, max_length=max_length,
+                        time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
+                        classes=classes, model_hook=finish, started=started)
         out.prepare = lambda X_raw: validate_predict_input(self, X_raw)
         return out
 

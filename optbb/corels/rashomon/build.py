@@ -44,13 +44,14 @@ def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float |
     ``stored_nodes`` (prefixes queued), ``max_queue_size``, ``entries``, ``pairs`` (levels met) and ``max_rules``
     (the longest list the bound allows).
     """
-    return build_set(data, regularization, epsilon, bound, max_length, time_limit, node_limit, memory_limit,
-                     verbose)
+    return build_set(data, regularization, epsilon=epsilon, bound=bound, max_length=max_length,
+                     time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose)
 
 
-def build_set(data: BinaryDataset, regularization, epsilon, bound, max_length, time_limit, node_limit, memory_limit,
-              verbose: int = 0, classes=None, model_hook: Callable[[RuleList], None] | None = None,
-              started: float | None = None) -> RashomonSet:
+def build_set(data: BinaryDataset, regularization: float, *, epsilon: float | None = None, bound: float | None = None,
+              max_length: int | None = None, time_limit: float | None = None, node_limit: int | None = None,
+              memory_limit: int | str | None = "auto", verbose: int = 0, classes=None,
+              model_hook: Callable[[RuleList], None] | None = None, started: float | None = None) -> RashomonSet:
     """:func:`rashomon_set`, with the models' ``classes`` and a ``model_hook`` finishing each (the estimator's);
     ``started``: when the clock started (a ``time.perf_counter()``, default now)."""
     started = time.perf_counter() if started is None else started
@@ -63,7 +64,7 @@ def build_set(data: BinaryDataset, regularization, epsilon, bound, max_length, t
     limits = Limits(time_limit, node_limit, memory_limit)
     problem = Problem(data, lam)
     L = problem.m if max_length is None else min(max_length, problem.m)
-    phases = Phases(limits, started)
+    phases = Phases(started)
 
     def find_optimum(left: Limits, since: float | None) -> tuple[float, Status, float]:
         """The optimum over lists of at most L rules: ``(objective, status, lower bound)``."""
@@ -85,7 +86,7 @@ def build_set(data: BinaryDataset, regularization, epsilon, bound, max_length, t
     else:
         limit_bound = bound
     limit = limit_bound + BOUND_TOLERANCE * max(1.0, abs(limit_bound))  # optbb.common.rashomon.within
-    left, status = phases.rest()
+    left, status = limits.left(phases.elapsed(), phases.counters["nodes"])
     search = Search(problem, L, K.ENUMERATE, limit, None if left is None else left.node_limit)
     if left is None:  # the optimum used up a limit: the enumeration only records the empty list
         search.start()
@@ -102,7 +103,7 @@ def build_set(data: BinaryDataset, regularization, epsilon, bound, max_length, t
             optimum = backend.levels[0].objective
             certified = complete_below >= optimum
         elif status is Status.OPTIMAL:
-            left, _ = phases.rest()
+            left, _ = limits.left(phases.elapsed(), phases.counters["nodes"])
             if left is not None:
                 optimum, opt_status, _ = find_optimum(left, None)
                 certified = opt_status is Status.OPTIMAL
@@ -117,11 +118,10 @@ def build_set(data: BinaryDataset, regularization, epsilon, bound, max_length, t
 
 
 class Phases:
-    """The limits shared by the searches of one call (the optimum's, the enumeration's): what each spent, what is
-    left, the common counters."""
+    """What the searches of one call (the optimum's, the enumeration's) spent together, the common counters: nodes,
+    kernel loading and peak memory, and the seconds since the start (what ``Limits.left`` takes)."""
 
-    def __init__(self, limits: Limits, started: float):
-        self.limits = limits
+    def __init__(self, started: float):
         self.started = started
         self.counters = {"nodes": 0, "optimum_nodes": 0, "kernel_load_time": 0.0, "memory_bytes": 0}
 
@@ -134,14 +134,3 @@ class Phases:
     def elapsed(self) -> float:
         """Seconds since the start, the kernels' loading left out."""
         return time.perf_counter() - self.started - self.counters["kernel_load_time"]
-
-    def rest(self) -> tuple[Limits | None, Status]:
-        """The limits left for the next search, or None and the limit used up."""
-        lim = self.limits
-        remaining = None if lim.time_limit is None else lim.time_limit - self.elapsed()
-        if remaining is not None and remaining <= 0:
-            return None, Status.TIME_LIMIT
-        nodes = None if lim.node_limit is None else lim.node_limit - self.counters["nodes"]
-        if nodes is not None and nodes <= 0:
-            return None, Status.NODE_LIMIT
-        return Limits(remaining, nodes, lim.memory_limit), Status.OPTIMAL
