@@ -94,9 +94,9 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
         # what rashomon_set needs when no antecedent is mined (antecedents_.data is then None): labels and weights
         self._labels = (data.y, data.sample_weight)
         self.antecedents_, self.result_ = mine_and_solve(
-            data, self.regularization, self.max_card, self.min_support, self.negations, self.policy, self.map_type,
-            self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose,
-            started=started)
+            data, self.regularization, max_card=self.max_card, min_support=self.min_support, negations=self.negations,
+            policy=self.policy, map_type=self.map_type, ablation=self.ablation, time_limit=self.time_limit,
+            node_limit=self.node_limit, memory_limit=self.memory_limit, verbose=self.verbose, started=started)
         self.rule_list_ = self.result_.model
         self.rule_list_.attach_literals(self.antecedents_.antecedents, feature_names)
         self.rule_list_.classes = list(classes)
