@@ -57,6 +57,22 @@ def test_table1_objective():
     assert all(a > 1 / 8 for a in alpha[:-1]) and alpha[-1] <= 1 / 8  # Corollary 4.5
 
 
+def test_a_list_is_falling_when_its_probabilities_never_rise():
+    """``FallingRuleList.is_falling`` reads the output probabilities (softFRL's pulled-down ones), through the same
+    crosswise comparison as ``objective.is_falling`` on counts."""
+    from optbb.common.mining import Antecedent
+    from optbb.frl import FallingRuleList
+
+    def rule_list(probabilities):
+        k = len(probabilities) - 1
+        p = np.array(probabilities)
+        return FallingRuleList([Antecedent((j,), (False,)) for j in range(k)], [f"x{j}" for j in range(k)], p, p,
+                               np.ones(k + 1, np.int64), np.ones(k + 1, np.int64), 7.0)
+
+    assert rule_list([0.4]).is_falling() and rule_list([0.6, 0.6, 0.2, 0.0]).is_falling()
+    assert not rule_list([0.6, 0.2, 0.2 + 1e-12]).is_falling() and not rule_list([0.0, 1e-300]).is_falling()
+
+
 FRL_TABLES = {  # name: (counts, w, C, L)
     "Table 2": ([(934, 495), (31, 19), (9, 7), (4315, 39401)], 1.0, 1e-6, 0.106968),
     "Table 3": ([(677, 361), (185, 99), (111, 65), (5, 4), (390, 919), (3921, 38474)], 3.0, 1e-6, 0.292213),

@@ -10,6 +10,7 @@ import pandas as pd
 from ..common.formats import (JsonForm, as_float, as_int, as_labels, as_list, as_str_list, binary_rows,
                               class_labels, dot_chain, first_match, json_label, latex_chain, literals, plain, reader)
 from ..common.mining import Antecedent
+from .objective import fractions_fall
 
 
 def _count(v):
@@ -83,8 +84,9 @@ class FallingRuleList(JsonForm):
         return class_labels(self.classes, (self.rule_probability(X) > self.threshold).astype(np.int64))
 
     def is_falling(self) -> bool:
-        p = np.asarray(self.probabilities)
-        return bool(np.all(p[:-1] >= p[1:]))
+        """Whether the output probabilities never rise from one clause to the next (``p_0 >= p_1 >= ... >= p_K``)."""
+        p = np.asarray(self.probabilities, dtype=np.float64)
+        return bool(fractions_fall(p, np.ones_like(p)))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per rule, as the paper's Table 1 (plus the raw proportion column of the softFRL tables)."""
