@@ -13,12 +13,12 @@ from ..common.bitset import n_words
 from ..common.data import BinaryDataset
 from ..common.proba import LogOddsDecisionMixin
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
-                                 display_names, validate_fit_input, validate_predict_input)
+                                 ParamNamesMixin, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights, drop_zero_weights
 from .search import OPTION_CONSTRAINTS, mine_and_solve
 
 
-class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
+class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstimator):
     """Certifiably optimal rule list on binary features.
 
     Antecedents are mined from the 0/1 columns of ``X`` (features and, with ``negations``, their negations; conjunctions

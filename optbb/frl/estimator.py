@@ -16,13 +16,13 @@ from ..common.mined_search import mine_then_search
 from ..common.mining import MinedAntecedents
 from ..common.result import SearchResult, Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
-                                 display_names, validate_fit_input, validate_predict_input)
+                                 ParamNamesMixin, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights, drop_zero_weights
 from .antecedents import mine_frl
 from .rng import check_random_state
 from .search import OPTION_CONSTRAINTS, solve, unsearched_result
 
-class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
+class _FRLBase(BinaryOnlyTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstimator):
     _soft = False
 
     _parameter_constraints: dict = {  # the search's options as solve checks them, and the mining's
