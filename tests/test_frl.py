@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import twins.frl as nv
 from strategies import frl_problems
 from optbb.common.data import from_arrays
-from optbb.common.mining import mine_classwise
+from optbb.common.mining import MinedAntecedents, mine_classwise
 from optbb.common.result import Status
 from optbb.frl import FRLClassifier, SoftFRLClassifier, make_falling
 from optbb.frl import bounds as B
@@ -545,6 +545,10 @@ def test_antecedents_are_columns_with_card_1_and_no_support():
     est = FRLClassifier(max_card=1, min_class_support=0.0, n_iter=10, random_state=0).fit(X, y)
     assert est.antecedent_names_ == ["x0", "x1", "x2", "x3", "x5"]
     assert est.n_antecedents_ == 5
+    # the mined antecedents, as CorelsClassifier keeps them: their matrix is the columns of X they stand for
+    assert isinstance(est.antecedents_, MinedAntecedents) and est.antecedents_.complete
+    assert np.array_equal(est.antecedents_.transform(X), X[:, [0, 1, 2, 3, 5]])
+    assert np.array_equal(est.antecedents_.data.X, X[:, [0, 1, 2, 3, 5]])
 
 
 def test_mine_classwise_exact_threshold():

@@ -100,15 +100,13 @@ class _FRLBase(BinaryOnlyTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstima
         limits = Limits(self.time_limit, self.node_limit, self.memory_limit)
         mined, result = mine_then_search(limits, mine, search, unsearched, empty, started)
         searched = mined.complete and mined.data is not None
-        ants = list(mined.antecedents) if searched else []
-        names = list(mined.data.feature_names) if searched else []
         c = result.counters
-        self.antecedents_ = ants
-        self.antecedent_names_ = names
+        self.antecedents_ = mined
+        self.antecedent_names_ = list(mined.data.feature_names) if searched else []
         self.rule_list_ = result.model
         self.rule_list_.classes = list(classes)
         self.classes_ = classes
-        self.n_antecedents_ = len(ants)
+        self.n_antecedents_ = len(mined.antecedents) if searched else 0
         self.threshold_ = 1.0 / (1.0 + p["w"])
         series = result.series
         self.candidates_ = series["candidates_per_level"]
@@ -172,6 +170,18 @@ class FRLClassifier(_FRLBase):
         dict ``{label: factor}``: multiplies each sample's weight (``fit``'s ``sample_weight``) by its class's factor.
         Counts are weight sums; ``positive_weight`` still prices a false negative against a false positive, so a
         class weight and ``positive_weight`` compound.
+
+    Attributes
+    ----------
+    rule_list_ : the :class:`~optbb.frl.model.FallingRuleList` found; it predicts on the columns of ``X``.
+    result_ : the search's :class:`~optbb.common.result.SearchResult`, the mining's counters included.
+    antecedents_ : the mined antecedents, a :class:`~optbb.common.mining.MinedAntecedents` as
+        ``CorelsClassifier``'s: ``antecedents``, ``data`` (one column per antecedent), ``transform(X)`` and
+        ``status`` (the limit that stopped the mining, None when it is complete).
+    antecedent_names_, n_antecedents_ : the names and the number of the antecedents searched (none when a limit
+        stopped the mining).
+    classes_, threshold_ (``1/(1+w)``), candidates_, search_trace_ : the labels, the decision threshold, and the
+        recorded iterations' candidate counts and objectives.
     """
 
     _parameter_constraints: dict = {**_FRLBase._parameter_constraints,
@@ -206,7 +216,8 @@ class SoftFRLClassifier(_FRLBase):
     """Algorithm softFRL: Monte-Carlo search minimising ``L~ = R + C |d| + C1 S(d)`` (Program 5.1) with the bound
     of Theorem 5.2; the output probabilities are pulled down to be falling (``make_falling``).
 
-    Parameters are those of :class:`FRLClassifier` without ``feasibility``, plus ``monotonicity_penalty`` (``C1``).
+    Parameters are those of :class:`FRLClassifier` without ``feasibility``, plus ``monotonicity_penalty`` (``C1``);
+    the fitted attributes are its own.
     """
 
     _soft = True
