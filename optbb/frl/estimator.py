@@ -83,12 +83,14 @@ class _FRLBase(BinaryOnlyTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstima
                             budget, w)
 
         def search(mined: MinedAntecedents, rest: Limits) -> SearchResult:
-            return solve(mined.data, p["C"], soft=self._soft, positive_weight=p["w"], monotonicity_penalty=p["C1"],
-                         n_iter=p["n_iter"], p_stop=p["p_stop"], curiosity_weight=p["lam"],
-                         feasibility="paper" if p["paper"] else "reference", random_state=p["random_state"],
-                         antecedents=list(mined.antecedents), feature_names=list(data.feature_names),
-                         max_recorded_iterations=p["record"], sample_weight=w, time_limit=rest.time_limit,
-                         node_limit=rest.node_limit, memory_limit=rest.memory_limit, verbose=self.verbose)
+            result = solve(mined.data, p["C"], soft=self._soft, positive_weight=p["w"],
+                           monotonicity_penalty=p["C1"], n_iter=p["n_iter"], p_stop=p["p_stop"],
+                           curiosity_weight=p["lam"], feasibility="paper" if p["paper"] else "reference",
+                           random_state=p["random_state"], max_recorded_iterations=p["record"],
+                           time_limit=rest.time_limit, node_limit=rest.node_limit, memory_limit=rest.memory_limit,
+                           verbose=self.verbose)
+            result.model.attach_literals(mined.antecedents, data.feature_names)  # predicts on the columns of X
+            return result
 
         def unsearched(mined: MinedAntecedents, status: Status, elapsed: float) -> SearchResult:
             return unsearched_result(data.y, soft=self._soft, w=p["w"], status=status, elapsed=elapsed,

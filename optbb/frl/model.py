@@ -83,6 +83,13 @@ class FallingRuleList(JsonForm):
         (strict, as in training), the negative one (``classes[0]``, else 0) elsewhere."""
         return class_labels(self.classes, (self.rule_probability(X) > self.threshold).astype(np.int64))
 
+    def attach_literals(self, antecedents, feature_names) -> None:
+        """Restate each rule's antecedent, a column ``j`` of the matrix the search read (``Antecedent((j,),
+        (False,))``, as :func:`~optbb.frl.search.solve` builds them), as ``antecedents[j]``: literals over the raw
+        features ``feature_names``, which the list then predicts on."""
+        self.antecedents = [antecedents[a.features[0]] for a in self.antecedents]
+        self.feature_names = [str(n) for n in feature_names]
+
     def is_falling(self) -> bool:
         """Whether the output probabilities never rise from one clause to the next (``p_0 >= p_1 >= ... >= p_K``)."""
         p = np.asarray(self.probabilities, dtype=np.float64)
