@@ -24,7 +24,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 from numba import njit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -152,7 +151,7 @@ def main(argv=None):
             best_frl = est
         if plain is None:
             t = time.perf_counter()
-            sdata = SearchData(np.column_stack([a.evaluate(bank.X) for a in est.antecedents_]), bank.y)
+            sdata = SearchData(est.antecedents_.transform(bank.X), bank.y)
             plain = plain_rate(sdata)
             c = est.result_.counters
             print(f"{est.n_antecedents_} antecedents ({c['mining_time'] + c['packing_time']:.2f} s to mine and pack); "
@@ -172,7 +171,7 @@ def main(argv=None):
 
     if args.long > 0:
         target = REF_FRL_BEST + 5e-7
-        A = np.column_stack([a.evaluate(bank.X) for a in best_frl.antecedents_])
+        A = best_frl.antecedents_.transform(bank.X)
         adata = BinaryDataset(A, bank.y, list(best_frl.antecedent_names_))
         sdata = SearchData(A, bank.y)
         print(f"\n### FRL for up to {args.long:.0f} s per seed, stopping at L <= {REF_FRL_BEST}\n")

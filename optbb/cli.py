@@ -144,8 +144,9 @@ def cmd_corels(args) -> int:
     if is_antecedents:
         result = solve(data, args.regularization, **options, verbose=args.verbose)
     else:  # mining runs under the same limits as the search
-        mined, result = mine_and_solve(data, args.regularization, args.max_card, args.min_support,
-                                       not args.no_negations, **options, verbose=args.verbose)
+        mined, result = mine_and_solve(data, args.regularization, max_card=args.max_card,
+                                       min_support=args.min_support, negations=not args.no_negations, **options,
+                                       verbose=args.verbose)
         result.model.attach_literals(mined.antecedents, data.feature_names)  # predicts on the CSV's columns
     if classes is not None:
         result.model.classes = list(classes)

@@ -28,6 +28,9 @@ def test_bitset_kernels_match_numpy(rows):
     assert B.popcount(a) == ra.sum()
     assert B.popcount_and(a, b) == (ra & rb).sum()
     assert B.popcount_and3(a, b, c) == (ra & rb & rc).sum()
+    Y, cc = np.stack([a, b, c, a & c]), np.full(4, -1.0)
+    assert B.class_popcounts(a, b, Y, 1, cc) == cc[1:].sum()
+    assert cc.tolist() == [-1.0] + [float((ra & rb & r).sum()) for r in (rb, rc, ra & rc)]
     out = np.zeros_like(a)
     assert B.and_into(out, a, b) == (ra & rb).sum() and (B.unpack(out, n) == (ra & rb)).all()
     assert B.not_into(out, a, n) == (~ra).sum() and (B.unpack(out, n) == ~ra).all()

@@ -138,6 +138,16 @@ def test_limits_parsing():
         assert auto == total // 2
 
 
+def test_limits_left_after_a_phase():
+    """What the next phase of a call gets: each limit less what the earlier phases spent, or the first used up."""
+    lim = Limits(time_limit=2.0, node_limit=100, memory_limit=1000)
+    assert lim.left(0.5, nodes_spent=40, memory_spent=300) == (Limits(1.5, 60, 700), None)
+    assert lim.left(2.0, nodes_spent=100, memory_spent=1000) == (None, Status.TIME_LIMIT)
+    assert lim.left(1.0, nodes_spent=100, memory_spent=1000) == (None, Status.NODE_LIMIT)
+    assert lim.left(1.0, nodes_spent=99, memory_spent=1000) == (None, Status.MEMORY_LIMIT)
+    assert Limits(memory_limit=None).left(1e9, 10 ** 9, 10 ** 12) == (Limits(memory_limit=None), None)
+
+
 def test_osdt_huge_node_limit_is_clamped():
     r = osdt.solve(_data(n=60, m=4), 0.01, node_limit=2 ** 70)
     assert r.status is Status.OPTIMAL

@@ -13,6 +13,7 @@ from sklearn.base import clone
 
 from optbb.baselines.binoct import BinOCTClassifier
 from optbb.common.result import Status
+from optbb.common.validation import ParamNamesMixin
 from optbb.baselines.cart import CARTClassifier
 from optbb.corels import CorelsClassifier
 from optbb.frl import FRLClassifier, SoftFRLClassifier
@@ -67,6 +68,15 @@ def test_get_params_set_params_and_clone(cls):
     fitted = twin.fit(X, y)
     assert fitted is twin and list(fitted.classes_) == [0, 1]
     assert np.array_equal(clone(fitted).fit(X, y).predict(X), fitted.predict(X))
+
+
+@pytest.mark.parametrize("cls", [CorelsClassifier, OSDTClassifier, FRLClassifier, SoftFRLClassifier],
+                         ids=lambda c: c.__name__)
+def test_the_solvers_share_their_parameter_names_handling(cls):
+    """The three families read their parameter names as one mixin does: once per class, from its own signature."""
+    assert issubclass(cls, ParamNamesMixin)
+    assert cls._get_param_names() == sorted(set(inspect.signature(cls.__init__).parameters) - {"self"})
+    assert "_param_names" in cls.__dict__
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)

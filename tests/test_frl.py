@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import twins.frl as nv
 from strategies import frl_problems
 from optbb.common.data import from_arrays
-from optbb.common.mining import mine_classwise
+from optbb.common.mining import MinedAntecedents, mine_classwise
 from optbb.common.result import Status
 from optbb.frl import FRLClassifier, SoftFRLClassifier, make_falling
 from optbb.frl import bounds as B
@@ -55,6 +55,22 @@ def test_table1_objective():
     assert np.allclose(np.round(alpha, 4), [.6481, .2805, .2467, .2336, .1385, .1325, .0706])
     assert O.is_falling(np.array([p for p, _ in TABLE1]), np.array([m for _, m in TABLE1]))
     assert all(a > 1 / 8 for a in alpha[:-1]) and alpha[-1] <= 1 / 8  # Corollary 4.5
+
+
+def test_a_list_is_falling_when_its_probabilities_never_rise():
+    """``FallingRuleList.is_falling`` reads the output probabilities (softFRL's pulled-down ones), through the same
+    crosswise comparison as ``objective.is_falling`` on counts."""
+    from optbb.common.mining import Antecedent
+    from optbb.frl import FallingRuleList
+
+    def rule_list(probabilities):
+        k = len(probabilities) - 1
+        p = np.array(probabilities)
+        return FallingRuleList([Antecedent((j,), (False,)) for j in range(k)], [f"x{j}" for j in range(k)], p, p,
+                               np.ones(k + 1, np.int64), np.ones(k + 1, np.int64), 7.0)
+
+    assert rule_list([0.4]).is_falling() and rule_list([0.6, 0.6, 0.2, 0.0]).is_falling()
+    assert not rule_list([0.6, 0.2, 0.2 + 1e-12]).is_falling() and not rule_list([0.0, 1e-300]).is_falling()
 
 
 FRL_TABLES = {  # name: (counts, w, C, L)
@@ -529,6 +545,10 @@ def test_antecedents_are_columns_with_card_1_and_no_support():
     est = FRLClassifier(max_card=1, min_class_support=0.0, n_iter=10, random_state=0).fit(X, y)
     assert est.antecedent_names_ == ["x0", "x1", "x2", "x3", "x5"]
     assert est.n_antecedents_ == 5
+    # the mined antecedents, as CorelsClassifier keeps them: their matrix is the columns of X they stand for
+    assert isinstance(est.antecedents_, MinedAntecedents) and est.antecedents_.complete
+    assert np.array_equal(est.antecedents_.transform(X), X[:, [0, 1, 2, 3, 5]])
+    assert np.array_equal(est.antecedents_.data.X, X[:, [0, 1, 2, 3, 5]])
 
 
 def test_mine_classwise_exact_threshold():

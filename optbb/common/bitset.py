@@ -60,6 +60,21 @@ def popcount_and3(a, b, c):
     return n
 
 
+@njit(cache=True, inline="always")
+def class_popcounts(a, b, Y, first, cc):
+    """``cc[j] = popcount(a & b & Y[j])`` for each class ``j >= first`` (``Y``: one bitset per class); returns their
+    sum."""
+    total = 0
+    for j in range(first, Y.shape[0]):
+        yj = Y[j]
+        cj = 0
+        for i in range(a.shape[0]):
+            cj += popcount64(a[i] & b[i] & yj[i])
+        cc[j] = cj
+        total += cj
+    return total
+
+
 @njit(cache=True)
 def weight_of(a, w):
     """Sum of ``w[i]`` over the set bits ``i`` of ``a``: the weighted :func:`popcount` (sample weights)."""

@@ -103,6 +103,18 @@ class Limits:
         """Whether ``memory`` accounted bytes exceed the cap."""
         return self.memory_limit is not None and memory > self.memory_limit
 
+    def left(self, elapsed: float, nodes_spent: int = 0, memory_spent: int = 0) -> tuple[Limits | None, Status | None]:
+        """The limits left for the next phase of a call after the earlier ones ran ``elapsed`` seconds, spent
+        ``nodes_spent`` nodes and hold ``memory_spent`` bytes: ``(limits, None)``, or ``(None, status)`` when a limit
+        is used up (TIME_LIMIT, NODE_LIMIT or MEMORY_LIMIT, checked in that order)."""
+        spent = ((self.time_limit, elapsed, Status.TIME_LIMIT), (self.node_limit, nodes_spent, Status.NODE_LIMIT),
+                 (self.memory_limit, memory_spent, Status.MEMORY_LIMIT))
+        rest = [None if limit is None else limit - used for limit, used, _ in spent]
+        for value, (_, _, status) in zip(rest, spent):
+            if value is not None and value <= 0:
+                return None, status
+        return Limits(*rest), None
+
 
 class Budget:
     """Clock and limits of one search, kept by the search driver (:mod:`optbb.common.driver`).  ``started``: the

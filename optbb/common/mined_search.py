@@ -45,7 +45,7 @@ def mine_then_search(limits: Limits, mine: Callable[[Budget], MinedAntecedents],
         warnings.warn(empty_message, UserWarning, stacklevel=3)
         status = Status.OPTIMAL
     if status is None:
-        status, rest = _rest(limits, budget, mined)
+        rest, status = limits.left(budget.elapsed(), memory_spent=mined.nbytes)
     if status is None:
         try:
             result = search(mined, rest)
@@ -55,17 +55,6 @@ def mine_then_search(limits: Limits, mine: Callable[[Budget], MinedAntecedents],
             result.counters[TOTAL_TIME] = budget.elapsed() - result.counters[KERNEL_LOAD_TIME]
             return mined, _with_mining(result, mined)
     return mined, _with_mining(unsearched(mined, status, budget.elapsed()), mined)
-
-
-def _rest(limits: Limits, budget: Budget, mined: MinedAntecedents) -> tuple[Status | None, Limits | None]:
-    """The limits left for the search, or the status that leaves it none."""
-    time_left = None if limits.time_limit is None else limits.time_limit - budget.elapsed()
-    memory_left = None if limits.memory_limit is None else limits.memory_limit - mined.nbytes
-    if time_left is not None and time_left <= 0:
-        return Status.TIME_LIMIT, None
-    if memory_left is not None and memory_left <= 0:
-        return Status.MEMORY_LIMIT, None
-    return None, Limits(time_left, limits.node_limit, memory_left)
 
 
 def _with_mining(result: SearchResult, mined: MinedAntecedents) -> SearchResult:

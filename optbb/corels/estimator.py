@@ -13,12 +13,12 @@ from ..common.bitset import n_words
 from ..common.data import BinaryDataset
 from ..common.proba import LogOddsDecisionMixin
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, MultiClassTagsMixin, Number,
-                                 display_names, validate_fit_input, validate_predict_input)
+                                 ParamNamesMixin, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights, drop_zero_weights
 from .search import OPTION_CONSTRAINTS, mine_and_solve
 
 
-class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixin, BaseEstimator):
+class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstimator):
     """Certifiably optimal rule list on binary features.
 
     Antecedents are mined from the 0/1 columns of ``X`` (features and, with ``negations``, their negations; conjunctions
@@ -94,9 +94,9 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
         # what rashomon_set needs when no antecedent is mined (antecedents_.data is then None): labels and weights
         self._labels = (data.y, data.sample_weight)
         self.antecedents_, self.result_ = mine_and_solve(
-            data, self.regularization, self.max_card, self.min_support, self.negations, self.policy, self.map_type,
-            self.ablation, self.time_limit, self.node_limit, self.memory_limit, verbose=self.verbose,
-            started=started)
+            data, self.regularization, max_card=self.max_card, min_support=self.min_support, negations=self.negations,
+            policy=self.policy, map_type=self.map_type, ablation=self.ablation, time_limit=self.time_limit,
+            node_limit=self.node_limit, memory_limit=self.memory_limit, verbose=self.verbose, started=started)
         self.rule_list_ = self.result_.model
         self.rule_list_.attach_literals(self.antecedents_.antecedents, feature_names)
         self.rule_list_.classes = list(classes)
@@ -128,8 +128,9 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ClassifierMixi
             model.attach_literals(mined.antecedents, names)
             model.classes = list(classes)
 
-        out = build_set(data, self.regularization, epsilon, bound, max_length, time_limit, node_limit,
-                        memory_limit, verbose, classes=classes, model_hook=finish, started=started)
+        out = build_set(data, self.regularization, epsilon=epsilon, bound=bound, max_length=max_length,
+                        time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
+                        classes=classes, model_hook=finish, started=started)
         out.prepare = lambda X_raw: validate_predict_input(self, X_raw)
         return out
 

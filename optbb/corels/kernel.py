@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 from ..common.jit import njit
 
-from ..common.bitset import popcount64, weight_and
+from ..common.bitset import class_popcounts, popcount64, weight_and
 from ..common.bounds import (accurate_support_too_small, majority_class, majority_errors, objective_value,
                              support_too_small)
 from ..common.queue import BFS, DFS, LOWER_BOUND, OBJECTIVE, heap_pop, heap_push, heapify
@@ -99,15 +99,7 @@ def captured_amounts(a, b, Y, z, w, tv, cc):
     if w is None:
         nv, c1, zc = binary_counts(a, b, Y[1], z)
         cc[1] = c1
-        rest = nv - c1
-        for j in range(2, k):
-            yj = Y[j]
-            cj = 0
-            for i in range(nw):
-                cj += popcount64(a[i] & b[i] & yj[i])
-            cc[j] = cj
-            rest -= cj
-        cc[0] = rest
+        cc[0] = nv - c1 - class_popcounts(a, b, Y, 2, cc)
         return nv, zc
     for i in range(nw):
         tv[i] = a[i] & b[i]

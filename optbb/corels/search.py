@@ -249,10 +249,10 @@ def _check_options(regularization, policy: str, map_type: str, ablation) -> tupl
     return lam, frozenset((ablation,) if isinstance(ablation, str) else ablation)
 
 
-def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: int = 2, min_support: float = 0.01,
+def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, *, max_card: int = 2, min_support: float = 0.01,
                    negations: bool = True, policy: str = "lower_bound", map_type: str = "prefix",
                    ablation: Iterable[str] = (), time_limit: float | None = None, node_limit: int | None = None,
-                   memory_limit: int | str | None = None, *, verbose: int = 0, started: float | None = None
+                   memory_limit: int | str | None = None, verbose: int = 0, started: float | None = None
                    ) -> tuple[MinedAntecedents, SearchResult]:
     """Mine the antecedents of the feature data ``data`` (:func:`~optbb.common.mining.mine_antecedents`), then
     :func:`solve` over them, both under one set of limits (:func:`~optbb.common.mined_search.mine_then_search`):
@@ -265,7 +265,8 @@ def mine_and_solve(data: BinaryDataset, regularization: float = 0.01, max_card: 
     filter (weighted support with sample weights), the empty rule list is optimal over the (empty) antecedent set:
     a ``UserWarning`` says so and the status is OPTIMAL.  Samples of weight 0 are dropped before mining.  A list
     found on a truncated antecedent set is never reported OPTIMAL.  ``started``: when the clock started (a
-    ``time.perf_counter()``, default now; ``CorelsClassifier.fit`` passes its own, so validation counts).
+    ``time.perf_counter()``, default now; ``CorelsClassifier.fit`` passes its own, so validation counts).  The
+    options after ``regularization`` are keyword-only, as :func:`solve`'s.
     """
     lam, ablation = _check_options(regularization, policy, map_type, ablation)
     data = effective_weights(data)

@@ -16,13 +16,13 @@ from ..common.mined_search import mine_then_search
 from ..common.mining import MinedAntecedents
 from ..common.result import SearchResult, Status
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, BinaryOnlyTagsMixin, Number,
-                                 display_names, validate_fit_input, validate_predict_input)
+                                 ParamNamesMixin, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights, drop_zero_weights
 from .antecedents import mine_frl
 from .rng import check_random_state
 from .search import OPTION_CONSTRAINTS, solve, unsearched_result
 
-class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
+class _FRLBase(BinaryOnlyTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstimator):
     _soft = False
 
     _parameter_constraints: dict = {  # the search's options as solve checks them, and the mining's
@@ -83,12 +83,14 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
                             budget, w)
 
         def search(mined: MinedAntecedents, rest: Limits) -> SearchResult:
-            return solve(mined.data, p["C"], soft=self._soft, positive_weight=p["w"], monotonicity_penalty=p["C1"],
-                         n_iter=p["n_iter"], p_stop=p["p_stop"], curiosity_weight=p["lam"],
-                         feasibility="paper" if p["paper"] else "reference", random_state=p["random_state"],
-                         antecedents=list(mined.antecedents), feature_names=list(data.feature_names),
-                         max_recorded_iterations=p["record"], sample_weight=w, time_limit=rest.time_limit,
-                         node_limit=rest.node_limit, memory_limit=rest.memory_limit, verbose=self.verbose)
+            result = solve(mined.data, p["C"], soft=self._soft, positive_weight=p["w"],
+                           monotonicity_penalty=p["C1"], n_iter=p["n_iter"], p_stop=p["p_stop"],
+                           curiosity_weight=p["lam"], feasibility="paper" if p["paper"] else "reference",
+                           random_state=p["random_state"], max_recorded_iterations=p["record"],
+                           time_limit=rest.time_limit, node_limit=rest.node_limit, memory_limit=rest.memory_limit,
+                           verbose=self.verbose)
+            result.model.attach_literals(mined.antecedents, data.feature_names)  # predicts on the columns of X
+            return result
 
         def unsearched(mined: MinedAntecedents, status: Status, elapsed: float) -> SearchResult:
             return unsearched_result(data.y, soft=self._soft, w=p["w"], status=status, elapsed=elapsed,
@@ -100,15 +102,13 @@ class _FRLBase(BinaryOnlyTagsMixin, ClassifierMixin, BaseEstimator):
         limits = Limits(self.time_limit, self.node_limit, self.memory_limit)
         mined, result = mine_then_search(limits, mine, search, unsearched, empty, started)
         searched = mined.complete and mined.data is not None
-        ants = list(mined.antecedents) if searched else []
-        names = list(mined.data.feature_names) if searched else []
         c = result.counters
-        self.antecedents_ = ants
-        self.antecedent_names_ = names
+        self.antecedents_ = mined
+        self.antecedent_names_ = list(mined.data.feature_names) if searched else []
         self.rule_list_ = result.model
         self.rule_list_.classes = list(classes)
         self.classes_ = classes
-        self.n_antecedents_ = len(ants)
+        self.n_antecedents_ = len(mined.antecedents) if searched else 0
         self.threshold_ = 1.0 / (1.0 + p["w"])
         series = result.series
         self.candidates_ = series["candidates_per_level"]
@@ -172,6 +172,18 @@ class FRLClassifier(_FRLBase):
         dict ``{label: factor}``: multiplies each sample's weight (``fit``'s ``sample_weight``) by its class's factor.
         Counts are weight sums; ``positive_weight`` still prices a false negative against a false positive, so a
         class weight and ``positive_weight`` compound.
+
+    Attributes
+    ----------
+    rule_list_ : the :class:`~optbb.frl.model.FallingRuleList` found; it predicts on the columns of ``X``.
+    result_ : the search's :class:`~optbb.common.result.SearchResult`, the mining's counters included.
+    antecedents_ : the mined antecedents, a :class:`~optbb.common.mining.MinedAntecedents` as
+        ``CorelsClassifier``'s: ``antecedents``, ``data`` (one column per antecedent), ``transform(X)`` and
+        ``status`` (the limit that stopped the mining, None when it is complete).
+    antecedent_names_, n_antecedents_ : the names and the number of the antecedents searched (none when a limit
+        stopped the mining).
+    classes_, threshold_ (``1/(1+w)``), candidates_, search_trace_ : the labels, the decision threshold, and the
+        recorded iterations' candidate counts and objectives.
     """
 
     _parameter_constraints: dict = {**_FRLBase._parameter_constraints,
@@ -206,7 +218,8 @@ class SoftFRLClassifier(_FRLBase):
     """Algorithm softFRL: Monte-Carlo search minimising ``L~ = R + C |d| + C1 S(d)`` (Program 5.1) with the bound
     of Theorem 5.2; the output probabilities are pulled down to be falling (``make_falling``).
 
-    Parameters are those of :class:`FRLClassifier` without ``feasibility``, plus ``monotonicity_penalty`` (``C1``).
+    Parameters are those of :class:`FRLClassifier` without ``feasibility``, plus ``monotonicity_penalty`` (``C1``);
+    the fitted attributes are its own.
     """
 
     _soft = True

@@ -10,6 +10,7 @@ import pandas as pd
 from ..common.formats import (JsonForm, as_float, as_int, as_labels, as_list, as_str_list, binary_rows,
                               class_labels, dot_chain, first_match, json_label, latex_chain, literals, plain, reader)
 from ..common.mining import Antecedent
+from .objective import fractions_fall
 
 
 def _count(v):
@@ -82,9 +83,17 @@ class FallingRuleList(JsonForm):
         (strict, as in training), the negative one (``classes[0]``, else 0) elsewhere."""
         return class_labels(self.classes, (self.rule_probability(X) > self.threshold).astype(np.int64))
 
+    def attach_literals(self, antecedents, feature_names) -> None:
+        """Restate each rule's antecedent, a column ``j`` of the matrix the search read (``Antecedent((j,),
+        (False,))``, as :func:`~optbb.frl.search.solve` builds them), as ``antecedents[j]``: literals over the raw
+        features ``feature_names``, which the list then predicts on."""
+        self.antecedents = [antecedents[a.features[0]] for a in self.antecedents]
+        self.feature_names = [str(n) for n in feature_names]
+
     def is_falling(self) -> bool:
-        p = np.asarray(self.probabilities)
-        return bool(np.all(p[:-1] >= p[1:]))
+        """Whether the output probabilities never rise from one clause to the next (``p_0 >= p_1 >= ... >= p_K``)."""
+        p = np.asarray(self.probabilities, dtype=np.float64)
+        return bool(fractions_fall(p, np.ones_like(p)))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per rule, as the paper's Table 1 (plus the raw proportion column of the softFRL tables)."""

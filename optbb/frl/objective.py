@@ -78,11 +78,16 @@ def make_falling(alpha):
 
 
 @njit(cache=True)
-def is_falling(n_pos, n_neg):
-    """Eq. (2) on exact counts: ``n+_{j-1} / n_{j-1} >= n+_j / n_j`` for every consecutive pair."""
-    for j in range(1, n_pos.shape[0]):
-        a = n_pos[j - 1] * (n_pos[j] + n_neg[j])
-        b = n_pos[j] * (n_pos[j - 1] + n_neg[j - 1])
-        if a < b:
+def fractions_fall(num, den):
+    """Whether ``num[j - 1] / den[j - 1] >= num[j] / den[j]`` for every consecutive pair, compared crosswise
+    (``num[j - 1] den[j] >= num[j] den[j - 1]``): exact on counts, and on values over denominators of 1."""
+    for j in range(1, num.shape[0]):
+        if num[j - 1] * den[j] < num[j] * den[j - 1]:
             return False
     return True
+
+
+@njit(cache=True)
+def is_falling(n_pos, n_neg):
+    """Eq. (2) on exact counts: ``n+_{j-1} / n_{j-1} >= n+_j / n_j`` for every consecutive pair."""
+    return fractions_fall(n_pos, n_pos + n_neg)

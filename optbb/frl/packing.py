@@ -9,7 +9,7 @@ import numpy as np
 from ..common.bitset import ones, pack_columns, pack_rows
 from ..common.data import BinaryDataset
 from ..common.growth import arrays_bytes
-from ..common.weights import check_sample_weight, combined_weights, drop_zero_weights
+from ..common.weights import combined_weights, drop_zero_weights
 from .counts import column_mass, pair_mass
 from .kernel import Caches, Data
 
@@ -126,10 +126,9 @@ class SearchData:
                                   if a is not None))
 
 
-def frl_weights(data: BinaryDataset, sample_weight=None, class_weight=None) -> np.ndarray | None:
-    """``sample_weight`` (default ``data.sample_weight``) times ``class_weight`` over the 0/1 labels of ``data``, as
-    one float64 vector, or None when every sample weighs the same (the popcount kernels then run)."""
-    sw = data.sample_weight if sample_weight is None else check_sample_weight(sample_weight, data.n_samples)
-    if sw is None and class_weight is None:
+def frl_weights(data: BinaryDataset) -> np.ndarray | None:
+    """The weights of ``data`` as the search packs them, one float64 vector, or None when every sample weighs the
+    same (the popcount kernels then run); a ValueError when they leave a single class with positive weight."""
+    if data.sample_weight is None:
         return None
-    return combined_weights(data.y, sw, class_weight, np.array([0, 1]), "frl.solve")
+    return combined_weights(data.y, data.sample_weight, None, np.array([0, 1]), "frl.solve")

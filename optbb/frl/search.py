@@ -84,20 +84,19 @@ def empty_series() -> dict:
 
 def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = False, positive_weight: float = 7.0,
           monotonicity_penalty: float = 0.5, n_iter: int = 3000, p_stop: float = 0.01,
-          curiosity_weight: float = 0.8, feasibility: str = "paper", random_state=None, antecedents=None,
-          feature_names=None, max_recorded_iterations: int = RECORD_LIMIT, target: float | None = None,
-          scan_block: int = BLOCK, packed: SearchData | None = None, sample_weight=None, class_weight=None,
-          time_limit: float | None = None, node_limit: int | None = None, memory_limit="auto",
-          verbose: int = 0) -> SearchResult:
+          curiosity_weight: float = 0.8, feasibility: str = "paper", random_state=None,
+          max_recorded_iterations: int = RECORD_LIMIT, target: float | None = None, scan_block: int = BLOCK,
+          packed: SearchData | None = None, time_limit: float | None = None, node_limit: int | None = None,
+          memory_limit="auto", verbose: int = 0) -> SearchResult:
     """Algorithm FRL (``soft=False``, Chen & Rudin 2018, Program 2.9 pruned by Prop. 4.2, Cor. 4.5, Thm 4.6) or
     softFRL (Program 5.1 with Thm 5.2) over the antecedent columns of ``data`` (0/1, e.g. mined itemsets).
 
     ``regularization`` is ``C`` (the cost per rule), ``positive_weight`` ``w``, ``monotonicity_penalty`` ``C1``
     (softFRL only), ``curiosity_weight`` the ``lambda`` of the curiosity function, ``feasibility`` "paper" or
     "reference" (FRL).  ``data`` that is not a :class:`BinaryDataset` is a TypeError; the options are checked
-    against :data:`OPTION_CONSTRAINTS` (those of the FRL estimators), a ValueError naming the parameter.
-    ``antecedents`` (one :class:`~optbb.common.mining.Antecedent` per column over the source features named
-    ``feature_names``) lets the model predict on the source features; by default column ``j`` is feature ``j``.
+    against :data:`OPTION_CONSTRAINTS` (those of the FRL estimators), a ValueError naming the parameter.  The
+    model's antecedent ``j`` is column ``j`` of ``data`` (the estimators restate the chosen ones as their mined
+    literals over the raw features, :meth:`~optbb.frl.model.FallingRuleList.attach_literals`).
     Limits: ``time_limit`` (s); ``node_limit`` (iterations, i.e. rule lists grown and evaluated: status
     NODE_LIMIT, whereas finishing the ``n_iter`` iterations gives ITERATION_LIMIT); ``memory_limit`` (bytes,
     "512M", "auto" = half of the physical memory, the default, or None) on the packed data, count caches and
@@ -105,10 +104,10 @@ def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = Fal
     (``counters["reached_target"]``).  ``packed``: the :class:`SearchData` of ``data`` if already built (with the
     same weights).
 
-    Weights: ``sample_weight`` (non-negative, one per sample; default ``data.sample_weight``) times ``class_weight``
-    (None, "balanced" or ``{0: ..., 1: ...}`` over the labels of ``data.y``).  Every count of the paper becomes the
-    weight of the samples it counts and ``n`` the total weight, so integer weights give the objective of repeated
-    samples; ``w`` stays the cost of a false negative relative to a false positive.
+    Weights: ``data.sample_weight`` (non-negative, one per sample; None: every sample weighs 1).  Every count of
+    the paper becomes the weight of the samples it counts and ``n`` the total weight, so integer weights give the
+    objective of repeated samples; ``w`` stays the cost of a false negative relative to a false positive.  Class
+    weights are the estimators' ``class_weight``, which they fold into the dataset's weights.
 
     The result's model is a :class:`~optbb.frl.model.FallingRuleList`; ``lower_bound`` is NaN (no certificate);
     with no completed iteration the model is the default-only list with its real objective.  Counters: the common
@@ -127,17 +126,13 @@ def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = Fal
     w, C, C1 = float(positive_weight), float(regularization), float(monotonicity_penalty) if soft else 0.0
     n_iter, p_stop, lam = int(n_iter), float(p_stop), float(curiosity_weight)
     limits = Limits(time_limit, node_limit, memory_limit)
-    if antecedents is None:
-        antecedents = [Antecedent((j,), (False,)) for j in range(data.n_features)]
-        feature_names = list(data.feature_names) if feature_names is None else list(feature_names)
-    elif len(antecedents) != data.n_features:
-        raise ValueError(f"antecedents has {len(antecedents)} entries but data has {data.n_features} columns")
-    weights = frl_weights(data, sample_weight, class_weight)
+    names = list(data.feature_names)
+    weights = frl_weights(data)
     interrupted = False
     if packed is None and limits.over_memory(SearchData.bytes_needed(data.X, data.y, weights)):
         # the packed data alone would not fit: MEMORY_LIMIT before allocating it
         return unsearched_result(data.y, soft=bool(soft), w=w, status=Status.MEMORY_LIMIT, elapsed=0.0,
-                                 feature_names=list(data.feature_names), weights=weights)
+                                 feature_names=names, weights=weights)
     if packed is None:
         with InterruptGuard() as guard:  # packing is part of the search: a signal here ends it after one chunk
             packed = SearchData(data.X, data.y, weights)
@@ -153,6 +148,7 @@ def solve(data: BinaryDataset, regularization: float = 1e-6, *, soft: bool = Fal
                        record_limit=int(max_recorded_iterations))
     result = driver.run_search(engine, limits, verbose, interrupted)
     result.series = engine.series
-    result.model = build_falling_list(result.model, antecedents, list(data.feature_names), data.X, data.y, w,
-                                      result.objective, bool(soft), feature_names or [], weights)
+    columns = [Antecedent((j,), (False,)) for j in range(data.n_features)]
+    result.model = build_falling_list(result.model, columns, names, data.X, data.y, w, result.objective, bool(soft),
+                                      names, weights)
     return result

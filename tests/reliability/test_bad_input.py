@@ -239,15 +239,19 @@ def test_from_arrays_takes_the_names_of_a_dataframe():
     assert from_arrays(pd.DataFrame(X, columns=list("pqrs")), y).feature_names == ["p", "q", "r", "s"]
 
 
+@pytest.mark.parametrize("cls", [FRLClassifier, SoftFRLClassifier], ids=lambda c: c.__name__)
 @pytest.mark.parametrize("sample_weight, class_weight, match", [
-    (None, "heavy", r"class_weight must be None, 'balanced' or a dict, got 'heavy'"),
-    (None, [1, 2], r"class_weight must be None, 'balanced' or a dict, got list"),
+    (None, "heavy", r"'class_weight' parameter of \w+Classifier must be"),
+    (None, [1, 2], r"'class_weight' parameter of \w+Classifier must be"),
     (np.full(40, 1e306), {1: 1000}, r"sample_weight times class_weight overflows to inf"),
 ])
-def test_solve_refuses_bad_class_weight(sample_weight, class_weight, match):
+def test_frl_refuses_bad_class_weight(cls, sample_weight, class_weight, match):
+    """The class weights are the estimators' (``frl.solve`` reads the weights of its data, nothing beside it)."""
     X, y = _good()
     with pytest.raises(ValueError, match=match):
-        frl_solve(BinaryDataset(X, y, list("abcd")), sample_weight=sample_weight, class_weight=class_weight)
+        cls(class_weight=class_weight).fit(X, y, sample_weight=sample_weight)
+    with pytest.raises(TypeError, match="class_weight"):
+        frl_solve(BinaryDataset(X, y, list("abcd")), class_weight=class_weight)
 
 
 def test_integer_sample_weight_as_repeated_rows():

@@ -251,6 +251,78 @@ def test_ctrl_c_during_the_cart_warm_start_ends_the_search_with_a_tree(monkeypat
     assert r.status is Status.INTERRUPTED and r.model.n_leaves >= 1 and r.lower_bound <= r.objective
 
 
+def _rule_list_problem():
+    """Eight antecedents over 40 rows, at most five rules: each phase of the rule-list set (the optimum's search, the
+    enumeration of 8,633 lists within 0.5 at lambda 0.01) takes several chunks."""
+    from optbb.common.data import BinaryDataset
+
+    rng = np.random.default_rng(3)
+    A = (rng.random((40, 8)) < 0.3).astype(np.uint8)
+    y = rng.integers(0, 2, 40).astype(np.uint8)
+    return BinaryDataset(A, y, [f"a{j}" for j in range(8)], None, ("c0", "c1"))
+
+
+def _signal_in_chunk(monkeypatch, mode: int, after_nodes: int) -> list:
+    """A SIGINT to this process as the first working chunk of the rule-list set's ``mode`` search that starts with at
+    least ``after_nodes`` prefixes evaluated begins (the handler runs before the chunk, as for a Ctrl-C pressed
+    during it).  Chunks are capped at 512 prefixes, so the search is still far from its end then.  Returns the
+    prefixes evaluated at the start of each working chunk of that mode."""
+    from optbb.corels.rashomon import engine
+
+    seen = []
+    step = engine.Search.step
+
+    def signalled(self, work):
+        if self.mode != mode or work == 0:
+            return step(self, work)
+        seen.append(self.nodes())
+        if seen[-1] >= after_nodes and all(n < after_nodes for n in seen[:-1]):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+        return step(self, min(work, 512))
+
+    monkeypatch.setattr(engine.Search, "step", signalled)
+    return seen
+
+
+def test_ctrl_c_during_the_rule_list_set_returns_the_set_built_so_far(monkeypatch):
+    """A SIGINT while the rule-list Rashomon set is enumerated ends the search after that chunk: status INTERRUPTED,
+    the members found so far, and every list within ``complete_below`` among them."""
+    from optbb.common.rashomon import within
+    from optbb.corels import rashomon_set
+    from optbb.corels.rashomon import kernel
+
+    data = _rule_list_problem()
+    full = rashomon_set(data, 0.01, bound=0.5, max_length=5)
+    seen = _signal_in_chunk(monkeypatch, kernel.ENUMERATE, 4000)
+    try:
+        rs = rashomon_set(data, 0.01, bound=0.5, max_length=5)
+    except KeyboardInterrupt:
+        pytest.fail("the signal left rashomon_set as KeyboardInterrupt, with no set")
+    assert seen[-1] >= 4000 > seen[-2]  # no chunk after the one the signal landed in
+    assert rs.status is Status.INTERRUPTED and rs.counters["nodes"] < full.counters["nodes"]
+    assert 0 < rs.count < full.count and rs.complete_below < rs.bound
+    for model in rs:
+        prefix = [rule.antecedent for rule in model.rules]
+        assert within(rule_list_objective(data.X, data.y, prefix, 0.01), 0.5)
+    assert 0 < rs.count_within(bound=rs.complete_below) == full.count_within(bound=rs.complete_below)
+
+
+def test_ctrl_c_while_the_rule_list_set_searches_its_optimum(monkeypatch):
+    """A SIGINT while the optimum of an ``epsilon`` set is searched: an empty set, status INTERRUPTED, its
+    ``complete_below`` under the optimum, which is not certified."""
+    from optbb.corels import rashomon_set
+    from optbb.corels.rashomon import kernel
+
+    data = _rule_list_problem()
+    optimum = rashomon_set(data, 0.01, epsilon=0.1, max_length=5).optimum
+    seen = _signal_in_chunk(monkeypatch, kernel.OPTIMUM, 100)
+    rs = rashomon_set(data, 0.01, epsilon=0.1, max_length=5)
+    assert seen[-1] >= 100 > seen[-2] and rs.status is Status.INTERRUPTED
+    assert rs.count == 0 and not rs.counters["optimum_certified"]
+    assert rs.complete_below < optimum <= rs.optimum
+
+
 def _cli_child(*args) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "optbb.cli", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=REPO, env=_env())

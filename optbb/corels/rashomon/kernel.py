@@ -32,10 +32,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..common.bitset import popcount64, trailing_zeros, weight_and
-from ..common.bounds import majority_class
-from ..common.jit import njit
-from ..common.queue import heap_pop, heap_push
+from ...common.bitset import class_popcounts, popcount64, trailing_zeros, weight_and
+from ...common.bounds import majority_class
+from ...common.jit import njit
+from ...common.queue import heap_pop, heap_push
 
 OPTIMUM, ENUMERATE = range(2)
 # st (int64 state) slots: queued prefixes, stored nodes, entries, pairs, prefixes evaluated, nodes expanded, the
@@ -95,15 +95,7 @@ def _amounts(U, r, Y, w, cc, tv):
             return nv
         for i in range(nw):
             nv += popcount64(U[i] & r[i])
-        rest = nv
-        for j in range(1, k):
-            yj = Y[j]
-            cj = 0
-            for i in range(nw):
-                cj += popcount64(U[i] & r[i] & yj[i])
-            cc[j] = cj
-            rest -= cj
-        cc[0] = rest
+        cc[0] = nv - class_popcounts(U, r, Y, 1, cc)
         return nv
     for i in range(nw):
         tv[i] = U[i] & r[i]
@@ -138,6 +130,15 @@ def _child(U, r, Y, w, cu, cc, cd, tv):
     _left_amounts(U, r, Y, w, cu, cc, cd, tv)
     dpred, def_err = majority_class(cd)
     return True, pred, rule_err, dpred, def_err
+
+
+@njit(cache=True, inline="always")
+def _extension(s, in_prefix, rules, U, Y, w, cu, cc, cd, tv):
+    """:func:`_child` of antecedent ``s`` after the prefix marked in ``in_prefix``: an antecedent of the prefix
+    captures nothing."""
+    if in_prefix[s]:
+        return False, 0, cc[0] * 0, 0, cc[0] * 0
+    return _child(U, rules[s], Y, w, cu, cc, cd, tv)
 
 
 @njit(cache=True, inline="always")
@@ -329,10 +330,7 @@ def run_chunk(data, w, store, heap, pairs, st, fp, ip, best_prefix, work, hard):
         deeper = d + 1 < L
         n_touched = 0
         for s in range(m):
-            if in_prefix[s]:
-                continue
-            r = rules[s]
-            captures, pred, rule_err, dpred, def_err = _child(U, r, Y, w, cu, cc, cd, tv)
+            captures, pred, rule_err, dpred, def_err = _extension(s, in_prefix, rules, U, Y, w, cu, cc, cd, tv)
             if not captures:
                 continue
             err_c = err_p + rule_err
@@ -353,7 +351,7 @@ def run_chunk(data, w, store, heap, pairs, st, fp, ip, best_prefix, work, hard):
                 st[S_BEST_LEN] = d + 1
                 st[S_IMPROVE] += 1
             if deeper:
-                lbc = (err_c + _minority_left(U, r, z, w, tv)) / n + lam * (d + 2)
+                lbc = (err_c + _minority_left(U, rules[s], z, w, tv)) / n + lam * (d + 2)
                 if (lbc - slack <= limit) if mode == ENUMERATE else (lbc - slack < fp[F_BEST]):
                     child = st[S_NODES]
                     st[S_NODES] += 1
@@ -399,9 +397,7 @@ def member_children(data, w, prefix, lam, limit, target, out):
         used[prefix[q]] = True
     found = 0
     for s in range(m):
-        if used[s]:
-            continue
-        captures, _, rule_err, _, def_err = _child(U, rules[s], Y, w, cu, cc, cd, tv)
+        captures, _, rule_err, _, def_err = _extension(s, used, rules, U, Y, w, cu, cc, cd, tv)
         if not captures:
             continue
         total = (err_p + rule_err) + def_err
@@ -460,10 +456,7 @@ def summaries(data, w, parent, rule, expanded, direct, lam, limit, counts, usage
             dcount[j] = 0
         child = first[node]
         for s in range(m):
-            if in_prefix[s]:
-                continue
-            r = rules[s]
-            captures, pred, rule_err, dpred, def_err = _child(U, r, Y, w, cu, cc, cd, tv)
+            captures, pred, rule_err, dpred, def_err = _extension(s, in_prefix, rules, U, Y, w, cu, cc, cd, tv)
             if not captures:
                 continue
             member = ((err_p + rule_err) + def_err) / n + lam * (d + 1) <= limit
@@ -475,6 +468,7 @@ def summaries(data, w, parent, rule, expanded, direct, lam, limit, counts, usage
             if many == 0:
                 continue
             usage[s] += many
+            r = rules[s]
             for i in range(nw):
                 cap[i] = U[i] & r[i]
             _add_rows(counts, cap, pred, many)

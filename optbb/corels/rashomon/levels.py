@@ -1,0 +1,139 @@
+"""The backend of a rule-list :class:`~optbb.common.rashomon.RashomonSet`: the stored prefix tree of a search,
+its levels, the unranking and listing of their models, and the exact summaries."""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from ...common.rashomon import Level
+from ..model import RuleList
+from . import kernel as K
+from .engine import Problem, Search
+
+
+class RuleListLevels:
+    """The backend of a :class:`~optbb.common.rashomon.RashomonSet` of rule lists (the protocol of
+    :mod:`optbb.common.rashomon`): the stored prefix tree of a finished (or stopped) enumeration.
+
+    ``models`` are :class:`~optbb.corels.model.RuleList` objects built by ``build_rule_list`` (their ``objective``
+    is their level's); ``model_hook`` finishes each (the estimator attaches literals and classes); ``classes`` the
+    labels ``predict`` gives (default: the class indices)."""
+
+    def __init__(self, problem: Problem, search: Search | None, classes=None,
+                 model_hook: Callable[[RuleList], None] | None = None):
+        self.p = problem
+        self.limit = search.limit if search is not None else -math.inf
+        self.feature_names = list(problem.data.feature_names)
+        self.classes = list(range(problem.n_classes)) if classes is None else list(classes)
+        self.model_hook = model_hook
+        if search is None:
+            used = (1, 0, 0)
+            self._parent, self._rule = np.full(1, -1, np.int64), np.full(1, -1, np.int32)
+            self._expanded = np.zeros(1, np.uint8)
+            ent_node, ent_pair, ent_count = (np.zeros(0, np.int64),) * 3
+            err, k, count = np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        else:
+            st, store, pairs = search.st, search.store, search.pairs
+            used = int(st[K.S_NODES]), int(st[K.S_ENTRIES]), int(st[K.S_PAIRS])
+            self._parent, self._rule = store.parent[: used[0]].copy(), store.rule[: used[0]].copy()
+            self._expanded = store.expanded[: used[0]].copy()
+            ent_node, ent_pair = store.ent_node[: used[1]], store.ent_pair[: used[1]]
+            ent_count = store.ent_count[: used[1]].astype(np.int64)
+            err, k, count = pairs.err[: used[2]], pairs.k[: used[2]], pairs.count[: used[2]]
+        self._root = search.root if search is not None else (0.0, 0)
+        objective = err / problem.n + problem.lam * k  # the kernel's formula, elementwise
+        order = np.lexsort((err, k, objective))
+        rank = np.empty(order.shape[0], dtype=np.int64)
+        rank[order] = np.arange(order.shape[0])
+        weighted = problem.weights is not None
+        self.levels = [Level(float(objective[i]), int(k[i]), float(err[i]) if weighted else int(err[i]),
+                             int(count[i])) for i in order]
+        self._err = err[order].copy()
+        # entries grouped by level, each level's in the search's order
+        by_level = np.argsort(rank[ent_pair], kind="stable") if ent_pair.shape[0] else np.zeros(0, np.int64)
+        self._ent_node = np.asarray(ent_node)[by_level].copy()
+        self._ent_count = np.asarray(ent_count)[by_level]
+        self._ends = np.cumsum(self._ent_count)
+        self._first = np.searchsorted(rank[ent_pair][by_level], np.arange(len(self.levels) + 1))
+        self._direct = np.zeros(used[0], dtype=np.int64)  # member children of each node
+        inner = np.asarray(ent_node) >= 0
+        np.add.at(self._direct, np.asarray(ent_node)[inner], np.asarray(ent_count)[inner])
+        self._summary = None
+
+    # -- unranking and listing ---------------------------------------------------------------------------------
+    def _path(self, node: int) -> list[int]:
+        path = []
+        while node > 0:
+            path.append(int(self._rule[node]))
+            node = int(self._parent[node])
+        return path[::-1]
+
+    def _children(self, prefix: list[int], level: int) -> np.ndarray:
+        p = self.p
+        out = np.empty(max(1, p.m), dtype=np.int64)
+        found = K.member_children(p.kdata, p.weights, np.asarray(prefix, dtype=np.int64), p.lam, self.limit,
+                                  float(self._err[level]), out)
+        return out[:found]
+
+    def _model(self, prefix) -> RuleList:
+        model = self.p.build(prefix)
+        if self.model_hook is not None:
+            self.model_hook(model)
+        return model
+
+    def model(self, level: int, k: int) -> RuleList:
+        """The ``k``-th model of level ``level``."""
+        count = self.levels[level].count
+        if not 0 <= k < count:
+            raise IndexError(f"model {k} of a level of {count}")
+        first = self._first[level]
+        g = (int(self._ends[first - 1]) if first > 0 else 0) + int(k)
+        e = int(np.searchsorted(self._ends, g, side="right"))
+        j = g - (int(self._ends[e]) - int(self._ent_count[e]))
+        node = int(self._ent_node[e])
+        if node < 0:
+            return self._model([])
+        prefix = self._path(node)
+        return self._model(prefix + [int(self._children(prefix, level)[j])])
+
+    def models(self, level: int):
+        """The models of level ``level`` in the order of :meth:`model`."""
+        for e in range(self._first[level], self._first[level + 1]):
+            node = int(self._ent_node[e])
+            if node < 0:
+                yield self._model([])
+                continue
+            prefix = self._path(node)
+            for s in self._children(prefix, level):
+                yield self._model(prefix + [int(s)])
+
+    # -- exact summaries ---------------------------------------------------------------------------------------
+    def _summaries(self):
+        if self._summary is None:
+            p = self.p
+            counts = np.zeros((p.data.n_samples, p.n_classes), dtype=np.int64)
+            usage = np.zeros(p.m, dtype=np.int64)
+            if self._direct.sum():
+                K.summaries(p.kdata, p.weights, self._parent, self._rule, self._expanded, self._direct, p.lam,
+                            self.limit, counts, usage)
+            if np.any(self._ent_node < 0):  # the empty list is a member: its default predicts every row
+                counts[:, self._root[1]] += 1
+            self._summary = counts, usage
+        return self._summary
+
+    def class_counts(self) -> np.ndarray:
+        """``(n_samples, K)``: for each training row, how many members predict each class."""
+        return self._summaries()[0].copy()
+
+    def feature_usage(self) -> np.ndarray:
+        """For each antecedent, how many members use it."""
+        return self._summaries()[1].copy()
+
+    # -- models ------------------------------------------------------------------------------------------------
+    def predict(self, model: RuleList, X) -> np.ndarray:
+        return model.predict(X)
+
+    def features_of(self, model: RuleList) -> set[int]:
+        return {int(r.antecedent) for r in model.rules}
