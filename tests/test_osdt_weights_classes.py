@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 import tracemalloc
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -160,10 +161,15 @@ def test_estimator_integer_weights_equal_repeated_rows():
 
 def test_weight_units_and_layers():
     w = np.array([1.0, 2.0, 2.0, 7.0])
-    assert np.array_equal(weight_units(w), [1, 2, 2, 7])  # integers stay as they are
+    assert np.array_equal(weight_units(w).units, [1, 2, 2, 7]) and weight_units(w).unit == 1  # integers as they are
+    for w, D in (([1 / 3, 2 / 3, 1.0], 3), ([0.1, 0.3, 0.6], 10), ([50 / 37, 1.0, 0.5], 74)):
+        units = weight_units(np.array(w))  # fractions of a small denominator: exact, so their ties are ties
+        assert units.exact and units.unit == Fraction(1, D)
+        assert np.array_equal(units.units, np.rint(np.array(w) * D))
     real = np.array([0.1, 0.2, 0.3, 1e-30])
-    q = weight_units(real)
-    assert q.min() >= 1 and 2 ** (UNIT_BITS - 2) <= q.sum() < 2**UNIT_BITS
+    units = weight_units(real)
+    q = units.units
+    assert not units.exact and q.min() >= 1 and 2 ** (UNIT_BITS - 2) <= q.sum() < 2**UNIT_BITS
     # each row is off by at most half a unit, and the 1e-30 row takes one unit
     np.testing.assert_allclose(q / q.sum(), real / real.sum(), atol=2.0 ** (2 - UNIT_BITS))
     for q in (np.array([1, 3, 3, 1]), np.arange(1, 200), np.array([10**7, 1, 1])):

@@ -108,6 +108,60 @@ def test_class_counts_and_feature_usage_equal_those_of_the_full_listing(problem)
         assert np.allclose(rs.agreement(), counts.max(1) / rs.count)
 
 
+WEIGHT_KINDS = {"thirds": lambda v: v / 3, "tenths": lambda v: v / 10, "quarters": lambda v: v / 4}
+
+
+@st.composite
+def weighted_problems(draw):
+    """:func:`problems` with weights drawn as ``k / 3``, ``k / 10``, ``k / 4`` or random floats: sums that tie as
+    floats need not tie in a binary fixed point, and the other way round (``0.1 + 0.2 > 0.3``)."""
+    X, y, k, _, lam, depth, eps, absolute, exclude = draw(problems())
+    kind = draw(st.sampled_from([*WEIGHT_KINDS, "floats"]))
+    if kind == "floats":
+        w = draw(hnp.arrays(np.float64, len(y), elements=st.floats(0.05, 3.0)))
+    else:
+        w = draw(hnp.arrays(np.int64, len(y), elements=st.integers(1, 12))).astype(np.float64)
+        w = WEIGHT_KINDS[kind](w)
+    return X, y, k, w, lam, depth, eps, absolute, exclude
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(weighted_problems())
+def test_any_float_weights_give_the_twins_members_labels_and_counts(problem):
+    """The set against the twin over float sums of the weights (``np.bincount``'s, as the models make them): the
+    same members, each leaf's label the twin's, and class counts equal to those of the listing."""
+    X, y, k, w, lam, depth, eps, absolute, exclude = problem
+    rs, opt, limit, members = _solve(*problem)
+    assert rs.optimum == pytest.approx(opt, abs=1e-9)  # random floats are counted to 2**-40 of the total weight
+    assert rs.count == len(members)
+    listed = list(rs)
+    assert sorted(map(repr, map(twin_shape, listed))) == sorted(repr(t[2]) for t in members)
+    counts = np.zeros((len(y), k), dtype=np.int64)
+    for tree in listed:
+        labels = leaf_labels(twin_shape(tree), X, y, w, k)
+        assert np.array_equal(tree.predict(X), predict(twin_shape(tree), X, labels))
+        counts[np.arange(len(y)), tree.predict(X)] += 1
+    assert np.array_equal(rs.class_counts(), counts)
+
+
+def test_weights_of_a_third_break_a_tie_as_the_classifier_does():
+    """A leaf whose two classes weigh 1/3 + 1/3 and 2/3 predicts the larger class, as OSDTClassifier's does (the
+    weights rounded row by row to a binary fixed point had made class 0 the heavier)."""
+    X, y, w = np.array([[0], [1], [1]], np.uint8), np.array([0, 0, 1], np.uint8), np.array([1 / 3, 1 / 3, 2 / 3])
+    rs = rashomon_set(BinaryDataset(X, y, ["a"], w), 0.5, epsilon=0.0, max_depth=0)
+    clf = OSDTClassifier(regularization=0.5, max_depth=0).fit(X, y, sample_weight=w)
+    assert rs.count == 1 and rs[0].predictions == [1] == list(clf.predict(X[:1]))
+
+
+def test_a_split_that_lowers_no_weight_of_errors_is_useless_with_weights_of_tenths():
+    """0.3 + 0.3 against 0.6 is no gain: one tree (the leaf), not two."""
+    X, y = np.array([[1], [1], [0], [1]], np.uint8), np.array([0, 0, 1, 1], np.uint8)
+    w = np.array([0.3, 0.3, 0.3, 0.6])
+    rs = rashomon_set(BinaryDataset(X, y, ["a"], w), 0.5, bound=10, max_depth=1)
+    assert rs.count == 1 and rs[0].n_leaves == 1
+    assert rs.levels[0].errors == 0.6
+
+
 def _small_set():
     """A set of 7 trees (random 12 x 3 data, lambda .05, epsilon .5, depth 2)."""
     rng = np.random.default_rng(3)

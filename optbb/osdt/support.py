@@ -3,10 +3,13 @@
 **One weight scaling** (:func:`weight_units`), chosen once for the dp search, the numeric search and the Rashomon
 sets: a search counts in integer weight units, so every sum it makes is exact (in int64, and in float64, below
 2**53) and its ties are ties.  Integer weights stay as they are, so a weight ``k`` is exactly ``k`` repeated rows;
-real weights are scaled by the power of two that brings their total just below ``2**UNIT_BITS`` and rounded (at
-least 1 unit a row).  ``2**40`` leaves room for the Rashomon sets' pair keys (``errors * 2**20 + leaves`` in int64)
-and differs from the real objective by less than ``n * 2**-40`` of the total weight for any tree; the models and
-their objectives are always recomputed from the real weights.
+weights that are fractions of a small common denominator (``k / 3``, ``k / 10``, class weights ``n / (k n_c)``) are
+counted exactly in units of ``1 / D``, so weights that tie as numbers tie as units; other real weights are scaled by
+the power of two that brings their total just below ``2**UNIT_BITS`` and rounded (at least 1 unit a row), which
+differs from the real objective by less than ``n * 2**-40`` of the total weight for any tree.  ``2**40`` leaves room
+for the Rashomon sets' pair keys (``errors * 2**20 + leaves`` in int64).  The models and their objectives are always
+recomputed from the real weights (float sums in row order, as ``np.bincount`` makes them); where float sums break a
+tie that the units keep, the Rashomon sets decide as the float sums do.
 
 **Weight layers** (:func:`weight_layers`): the units as a few boolean layers with one integer weight each, so that a
 weighted count over a support is ``L`` popcounts per word (:func:`layered`); unweighted data is one layer whose
@@ -18,7 +21,10 @@ layers, their weights.  The dp kernels and the Rashomon kernels read it by field
 """
 from __future__ import annotations
 
+import math
 from collections import namedtuple
+from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 from numba import types
@@ -37,16 +43,53 @@ UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never dec
 Packed = namedtuple("Packed", "xbits ybits zbits wbits mult")
 
 
-def weight_units(w: np.ndarray) -> np.ndarray:
-    """Positive weights as int64 units (module docstring): integer weights unchanged when their total is below
-    ``2**UNIT_BITS``, else the weights times the power of two that brings their total just below it, rounded (at
-    least 1)."""
+class Units(NamedTuple):
+    """Weights as integer units: ``units`` (int64, one per row) and ``unit``, the weight of one unit (a
+    :class:`~fractions.Fraction`: ``float(e * unit)`` is the weight of ``e`` units, correctly rounded); ``exact``:
+    the units are the weights themselves (integers, or fractions of a common denominator), not an approximation."""
+
+    units: np.ndarray
+    unit: Fraction
+    exact: bool
+
+
+MAX_DENOMINATOR = 1 << 20  # weights that are fractions p / q with q up to this count exactly (k / 3, k / 10, ...)
+
+
+def weight_units(w: np.ndarray) -> Units:
+    """Positive weights as int64 units (module docstring): integer weights unchanged, weights that are fractions of
+    a common denominator ``D`` (``k / 3``, ``0.3``, ``50 / 37``: each within two ulps of ``p / q``, ``D`` the least
+    common multiple of the ``q``, at most :data:`MAX_DENOMINATOR`) as ``D`` times themselves, while their total in
+    units stays below ``2**UNIT_BITS``; else the weights times the power of two that brings their total just below
+    it, rounded (at least 1).  Exact units make every tie of the weights a tie of the units."""
     w = np.asarray(w, dtype=np.float64)
     total = float(w.sum())
-    if np.array_equal(w, np.round(w)) and total < 2.0 ** UNIT_BITS:
-        return w.astype(np.int64)
+    denominator = common_denominator(w)
+    if denominator is not None and total * denominator < 2.0 ** UNIT_BITS:
+        return Units(np.rint(w * denominator).astype(np.int64), Fraction(1, denominator), True)
     shift = UNIT_BITS - 1 - int(np.ceil(np.log2(total)))
-    return np.maximum(np.round(np.ldexp(w, shift)), 1.0).astype(np.int64)
+    units = np.maximum(np.round(np.ldexp(w, shift)), 1.0).astype(np.int64)
+    return Units(units, Fraction(2) ** -shift, False)
+
+
+def common_denominator(w: np.ndarray) -> int | None:
+    """The least ``D <= MAX_DENOMINATOR`` such that every weight times ``D`` is an integer up to the rounding of the
+    weight itself (two ulps of the product), or None."""
+    values = np.unique(w)
+    D = 1
+    for _ in range(64):  # each round adds a prime factor to D, or returns
+        scaled = values * D
+        bad = np.abs(scaled - np.rint(scaled)) > 2 * np.spacing(scaled)
+        if not bad.any():
+            return D
+        v = float(values[np.argmax(bad)])
+        q = Fraction(v).limit_denominator(MAX_DENOMINATOR)
+        if abs(float(q) - v) > 2 * math.ulp(v):
+            return None
+        D = math.lcm(D, q.denominator)
+        if D > MAX_DENOMINATOR:
+            return None
+    return None
 
 
 def weight_layers(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -137,5 +180,5 @@ def leaf_stats_of(leaf_of: np.ndarray, n_leaves: int, y: np.ndarray, n_classes: 
 
 def _stat(cnt: np.ndarray, lab: int, size: int, right: int, weighted: bool) -> tuple:
     counts = [int(v) if float(v).is_integer() else float(v) for v in cnt.tolist()]  # the form JSON reads back
-    wrong = cnt.sum() - cnt[lab]
+    wrong = sum(v for c, v in enumerate(cnt.tolist()) if c != lab)  # the other classes, in class order
     return lab, size, size - right, counts, float(wrong) if weighted else int(wrong)

@@ -3,7 +3,8 @@
 Imports nothing from optbb.  A tree is ``("leaf",)`` or ``(feature, zero subtree, one subtree)``; every split has
 two non-empty sides and at most ``max_depth`` splits lie on a path (None: no limit); with ``exclude_useless`` a split
 into two leaves must lower the errors.  Objective: ``errors / N + lam * leaves`` (errors and ``N`` in weight with
-``sample_weight``; a leaf predicts its class of largest weight, ties to the larger class).
+``sample_weight``; a leaf predicts its class of largest weight, ties to the larger class; each class's weight is
+summed in row order, a leaf's errors are the other classes' weights added in class order).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ TOLERANCE = 1e-9  # a tree is a member when its objective is at most bound + TOL
 def _leaf(rows, y, w, k):
     amounts = np.bincount(y[rows], weights=w[rows], minlength=k)
     label = k - 1 - int(np.argmax(amounts[::-1]))
-    return float(amounts.sum() - amounts[label]), label
+    return float(sum(a for c, a in enumerate(amounts.tolist()) if c != label)), label
 
 
 def all_trees(X, y, max_depth=None, sample_weight=None, exclude_useless=True, n_classes=None):

@@ -88,7 +88,7 @@ class DPEngine:
         self.lam = float(lam)
         # weights: ``w`` the real ones (the model and its objective), ``q`` the search's integer units
         self.w = None if data.sample_weight is None else np.asarray(data.sample_weight, dtype=np.float64)
-        q = None if self.w is None else weight_units(self.w)
+        q = None if self.w is None else weight_units(self.w).units
         self.qf = None if q is None else q.astype(np.float64)
         self.total = self.n if q is None else int(q.sum())
         self.w_total = self.n if self.w is None else float(self.w.sum())

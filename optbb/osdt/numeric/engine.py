@@ -83,7 +83,7 @@ class CutEngine:
         else:
             self.values = values
             ranks, self._order = _ranks_and_orders(X, values)
-        q = np.ones(self.n) if w is None else weight_units(w).astype(np.float64)
+        q = np.ones(self.n) if w is None else weight_units(w).units.astype(np.float64)
         self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n), switches(ablation))
         self.total = float(q.sum())
         self.lam_n = self.lam * self.total

@@ -49,17 +49,17 @@ class SetEngine:
         return None
 
     def step(self, work: int) -> int:
-        s, data = self.space.store, self.space.a.data
+        s, data, rows = self.space.store, self.space.a.data, self.space.a.rows_data
         if work <= 0:  # compile or load both chunk kernels, changing nothing
             mode = int(s.st[S_MODE])
-            run(s.nodes, s.plan, s.frames, data, s.st, s.fs, 0)
-            build_chunk(s.nodes, s.pools, s.plan, s.table, s.st, s.fs, 0)
+            run(s.nodes, s.plan, s.frames, data, rows, s.st, s.fs, 0)
+            build_chunk(s.nodes, s.pools, s.plan, s.table, rows, s.st, s.fs, 0)
             s.st[S_MODE] = mode
             return RUNNING
         if s.st[S_MODE] == M_BUILD:
-            code = build_chunk(s.nodes, s.pools, s.plan, s.table, s.st, s.fs, work)
+            code = build_chunk(s.nodes, s.pools, s.plan, s.table, rows, s.st, s.fs, work)
         else:
-            code = run(s.nodes, s.plan, s.frames, data, s.st, s.fs, work)
+            code = run(s.nodes, s.plan, s.frames, data, rows, s.st, s.fs, work)
         if code == OVERFLOW:
             raise OverflowError(TOO_MANY)
         return self._next_phase() if code == DONE else code

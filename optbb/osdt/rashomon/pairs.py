@@ -52,12 +52,12 @@ def put_pair(table, n, key, count):
 
 
 @njit(cache=True)
-def convolve(table, n, lk, lc, rk, rc, leaf_errors, limit, total, lam, exclude):
+def convolve(table, n, lk, lc, rk, rc, useless, limit, total, lam):
     """Add to the pair table (holding ``n`` keys) the trees splitting into a left subtree (``lk``, ``lc``) and a
-    right one (``rk``, ``rc``) whose cost ``errors / total + lam * leaves`` is at most ``limit``; with ``exclude``
-    two leaves count only when their errors are below ``leaf_errors``.  Returns ``(n, added, over, full)``:
-    ``added`` True when some tree was added, ``over`` when a count would pass :data:`COUNT_CAP`, ``full`` when the
-    table lacked room (half full at most) and the convolution stopped.
+    right one (``rk``, ``rc``) whose cost ``errors / total + lam * leaves`` is at most ``limit``; with ``useless``
+    the two leaves alone do not count (the split lowers no errors, and ``exclude_useless`` is on).  Returns ``(n,
+    added, over, full)``: ``added`` True when some tree was added, ``over`` when a count would pass
+    :data:`COUNT_CAP`, ``full`` when the table lacked room (half full at most) and the convolution stopped.
 
     The cost grows with the errors and with the leaves (and so does its floating-point value), so in a run of right
     pairs of equal errors (sorted by leaves) the first one over the limit ends what the run adds, and a run whose
@@ -78,7 +78,7 @@ def convolve(table, n, lk, lc, rk, rc, leaf_errors, limit, total, lam, exclude):
             while j < rk.size and rk[j] // KEY == er:
                 leaves = ll + rk[j] % KEY
                 fits = fits and not ec + lam * leaves > limit
-                if fits and not (exclude and ll == 1 and leaves == 2 and e >= leaf_errors):
+                if fits and not (useless and leaves == 2):
                     if float(lc[i]) * float(rc[j]) >= COUNT_CAP:
                         over = True
                     n, o = put_pair(table, n, e * KEY + leaves, lc[i] * rc[j])
@@ -129,9 +129,9 @@ def _sift(keys, counts, at, root, n):
 
 
 @njit(cache=True)
-def combinations(node_keys, lk, rk, leaf_errors, exclude, ii, jj, at):
+def combinations(node_keys, lk, rk, useless, ii, jj, at):
     """How many combinations of a left pair ``ii[t]`` and a right pair ``jj[t]`` make the node's pair ``at[t]``
-    (the sum is one of ``node_keys``, sorted, and with ``exclude`` two leaves lower the errors), written into the
+    (the sum is one of ``node_keys``, sorted, and not two leaves when the split is ``useless``), written into the
     three arrays (``lk.size * rk.size`` long at least).  Keys add, so along the right pairs of one left pair the
     sums rise: the node's keys are walked, not searched."""
     k = 0
@@ -148,7 +148,7 @@ def combinations(node_keys, lk, rk, leaf_errors, exclude, ii, jj, at):
                 p += 1
             if node_keys[p] != key:
                 continue
-            if exclude and lk[i] % KEY == 1 and rk[j] % KEY == 1 and key // KEY >= leaf_errors:
+            if useless and lk[i] % KEY == 1 and rk[j] % KEY == 1:
                 continue
             ii[k], jj[k], at[k] = i, j, p
             k += 1

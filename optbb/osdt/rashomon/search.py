@@ -23,22 +23,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...common.bitset import hash_words, popcount64
+from ...common.bitset import hash_words, popcount64, trailing_zeros
 from ...common.driver import DONE, NEED_MEMORY, NODE_LIMIT, PAUSED, RUNNING
 from ...common.jit import njit
 from ...common.keyindex import find_row, index_put
 from ...common.rashomon import BOUND_TOLERANCE
 from ..support import layered
 from .pairs import KEY, clear_pairs, convolve, put_pair, take_pairs
-from .store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST,
-                             FV_CUTOFF, FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT,
-                             F_O_L, F_RET, F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN,
-                             NEED_POOLS, NEED_SIDES, NEED_TABLE, N_ERRORS, N_LABEL, N_MINORITY, N_OPT_LEN, N_OPT_OFF,
-                             N_PAIR_LEN, N_PAIR_OFF, N_SIDES, N_SIZE, N_STATE, P_CAND_LEN, P_CAND_OFF, P_HEAP, P_NODE,
-                             S_ASKING, S_ASK_D, S_BUILD, S_CANDS, S_CUR, S_CURSOR, S_EVALS, S_EXCLUDE, S_HEAP, S_K,
-                             S_LEFT, S_MODE, S_NEED, S_NEED_OPTIONS, S_NEED_PAIRS, S_NODES, S_NODE_LIMIT, S_OPTIONS,
-                             S_PAIRS, S_PHASE, S_PLANNED, S_RET_ID, S_ROOT, S_SIDES, S_SOLVED, S_TOP, UNSOLVED,
-                             V_BUDGET, V_OPT, V_WANT)
+from .store import (BOUND, C_FEAT, C_KEPT, C_LEFT, C_RIGHT, C_USELESS, EXACT, FI_D, FI_F, FI_ID, FI_PHASE, FV_BEST,
+                    FV_CUTOFF, FV_FLOOR, FV_LB_R, FV_LOW, FV_T, FV_TOP, F_CUTOFF, F_LAM, F_LB_R, F_LIMIT, F_MARGIN,
+                    F_O_L, F_RET, F_TOTAL, M_BUILD, M_IDLE, M_OPTIMUM, M_TOPDOWN, NEED_NODES, NEED_PLAN, NEED_POOLS,
+                    NEED_SIDES, NEED_TABLE, N_ERRORS, N_LABEL, N_MINORITY, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN,
+                    N_PAIR_OFF, N_SIDES, N_SIZE, N_STATE, P_CAND_LEN, P_CAND_OFF, P_HEAP, P_NODE, S_ASKING, S_ASK_D,
+                    S_BUILD, S_CANDS, S_CUR, S_CURSOR, S_EVALS, S_EXCLUDE, S_HEAP, S_K, S_LEFT, S_MODE, S_NEED,
+                    S_NEED_OPTIONS, S_NEED_PAIRS, S_NODES, S_NODE_LIMIT, S_OPTIONS, S_PAIRS, S_PHASE, S_PLANNED,
+                    S_RET_ID, S_ROOT, S_SIDES, S_SOLVED, S_TOP, UNSOLVED, V_BUDGET, V_OPT, V_WANT)
 
 OVERFLOW = 5  # a count passed COUNT_CAP (after the driver's step codes)
 # phases: of a frame and of the widening pass (a loop over the features, waiting for the zero side's optimum, for
@@ -103,25 +102,64 @@ def find_node(nodes, buf, d):
 
 
 @njit(cache=True)
-def new_node(nodes, data, st, buf, h, slot):
+def class_weight(buf, W, rows, c):
+    """The weight of the rows of class ``c`` among the support ``buf`` (its first ``W`` words), summed in row order,
+    as ``np.bincount`` sums it."""
+    s = 0.0
+    for k in range(W):
+        word = buf[k]
+        while word:
+            i = k * 64 + trailing_zeros(word)
+            if rows.y[i] == c:
+                s += rows.w[i]
+            word &= word - np.uint64(1)
+    return s
+
+
+@njit(cache=True)
+def float_leaf_errors(buf, W, rows, label):
+    """The weight a leaf over the support ``buf`` misclassifies when it predicts ``label``, as the models count it
+    (:func:`optbb.osdt.support.leaf_stat`): each class's weight summed in row order, then the other classes' weights
+    added in class order."""
+    amounts = rows.amounts
+    amounts[:] = 0.0
+    for k in range(W):
+        word = buf[k]
+        while word:
+            i = k * 64 + trailing_zeros(word)
+            amounts[rows.y[i]] += rows.w[i]
+            word &= word - np.uint64(1)
+    wrong = 0.0
+    for c in range(amounts.shape[0]):
+        if c != label:
+            wrong += amounts[c]
+    return wrong
+
+
+@njit(cache=True)
+def new_node(nodes, data, rows, st, fs, buf, h, slot):
     """Store the subproblem whose key is ``buf`` (hash ``h``, free index slot ``slot``) with its leaf (majority
-    class, ties to the larger class) and minority amount; returns its id."""
+    class, ties to the larger class) and minority amount; returns its id.  Classes within ``fs[F_MARGIN]`` units of
+    the largest are told apart by their float sums in row order (:data:`~optbb.osdt.rashomon.store.Rows`)."""
     e = st[S_NODES]
     W = buf.shape[0] - 1
-    keys, ybits, zbits, mult = nodes.rows, data.ybits, data.zbits, data.mult
+    keys, zbits, mult = nodes.rows, data.zbits, data.mult
     for k in range(W + 1):
         keys[e, k] = buf[k]
     nodes.ehash[e] = h
     index_put(nodes.index, slot, e)
-    L = mult.shape[0]
     amount = best = size = minority = label = 0
+    second = -1
     for c in range(st[S_K]):
-        a = 0
-        for k in range(W):
-            a += layered(buf[k], ybits, c * L, k, mult)
+        a = class_units(buf, W, data, c)
         amount += a
         if a >= best:
-            best, label = a, c
+            best, second, label = a, best, c
+        elif a > second:
+            second = a
+    margin = fs[F_MARGIN]
+    if margin >= 0 and best - second <= margin:
+        label, best = float_majority(buf, W, data, rows, st[S_K], best - margin)
     for k in range(W):
         size += popcount64(buf[k])
         minority += layered(buf[k], zbits, 0, k, mult)
@@ -135,14 +173,39 @@ def new_node(nodes, data, st, buf, h, slot):
     return e
 
 
+@njit(cache=True, inline="always")
+def class_units(buf, W, data, c):
+    """The units of the rows of class ``c`` in the support ``buf``."""
+    L = data.mult.shape[0]
+    a = 0
+    for k in range(W):
+        a += layered(buf[k], data.ybits, c * L, k, data.mult)
+    return a
+
+
 @njit(cache=True)
-def add_root(nodes, data, frames, st, S, d):
+def float_majority(buf, W, data, rows, K, floor):
+    """``(label, units)``: the class of largest float weight in row order (ties to the larger class) among those of
+    at least ``floor`` units, and its units."""
+    label, top = -1, -INF
+    for c in range(K):
+        a = class_units(buf, W, data, c)
+        if a < floor:
+            continue
+        f = class_weight(buf, W, rows, c)
+        if f >= top:
+            label, top = c, f
+    return label, class_units(buf, W, data, label)
+
+
+@njit(cache=True)
+def add_root(nodes, data, rows, frames, st, fs, S, d):
     """The root subproblem (support ``S``, depth budget ``d``): its id in ``st[S_ROOT]``."""
     buf = frames.buf
     for k in range(S.shape[0]):
         buf[k] = S[k]
     e, h = find_node(nodes, buf, d)
-    st[S_ROOT] = e if e >= 0 else new_node(nodes, data, st, buf, h, e)
+    st[S_ROOT] = e if e >= 0 else new_node(nodes, data, rows, st, fs, buf, h, e)
 
 
 # -- optimum evaluations ------------------------------------------------------------------------------------------
@@ -169,7 +232,7 @@ def request(nodes, data, frames, st, fs, e, f, one, d, cutoff):
 
 
 @njit(cache=True, inline="always")
-def ask(nodes, data, frames, st, fs):
+def ask(nodes, data, rows, frames, st, fs):
     """Answer the optimum asked: a stored optimum (or a stored bound above the cutoff) at once, else an evaluation
     (counted against the node limit) starts on a new frame, or ends at once when no split can beat the leaf.
     Returns 0, or NODE_LIMIT / NEED_MEMORY with nothing changed."""
@@ -188,7 +251,7 @@ def ask(nodes, data, frames, st, fs):
         code = NEED_MEMORY
     else:
         if e < 0:
-            e = new_node(nodes, data, st, frames.buf, h, e)
+            e = new_node(nodes, data, rows, st, fs, frames.buf, h, e)
         st[S_EVALS] += 1
         st[S_ASKING] = 0
         best = leaf_cost(nodes, fs, e)
@@ -452,7 +515,23 @@ def plan_next(nodes, data, plan, st, fs):
 
 # -- the widening: bottom-up pass ---------------------------------------------------------------------------------
 @njit(cache=True)
-def build(nodes, pools, plan, table, st, fs, p):
+def leaves_useless(nodes, rows, fs, e, left, right):
+    """Whether the split of subproblem ``e`` into the leaves ``left`` and ``right`` lowers no errors (what
+    ``exclude_useless`` leaves out): in units, unless the two are within ``fs[F_MARGIN]`` units, where the float sums
+    decide as the models compute them (:func:`float_leaf_errors`)."""
+    ints = nodes.ints
+    split, whole = ints[left, N_ERRORS] + ints[right, N_ERRORS], ints[e, N_ERRORS]
+    margin = fs[F_MARGIN]
+    if margin < 0 or abs(split - whole) > margin:
+        return split >= whole
+    W = nodes.rows.shape[1] - 1
+    a = float_leaf_errors(nodes.rows[left], W, rows, ints[left, N_LABEL])
+    b = float_leaf_errors(nodes.rows[right], W, rows, ints[right, N_LABEL])
+    return a + b >= float_leaf_errors(nodes.rows[e], W, rows, ints[e, N_LABEL])
+
+
+@njit(cache=True)
+def build(nodes, pools, plan, table, rows, st, fs, p):
     """The pairs of planned subproblem ``p`` within its limit (its children are built): its leaf and the
     convolutions of its candidates' children into the pair table, the candidates that add a tree becoming its split
     options.  Returns ``(code, products)``; the table is left empty."""
@@ -468,9 +547,10 @@ def build(nodes, pools, plan, table, st, fs, p):
         left, right = cands[c, C_LEFT], cands[c, C_RIGHT]
         lo, ln = ints[left, N_PAIR_OFF], ints[left, N_PAIR_LEN]
         ro, rn = ints[right, N_PAIR_OFF], ints[right, N_PAIR_LEN]
+        useless = exclude and leaves_useless(nodes, rows, fs, e, left, right)
+        cands[c, C_USELESS] = useless
         n, added, o, full = convolve(table, n, pools.keys[lo:lo + ln], pools.counts[lo:lo + ln],
-                                     pools.keys[ro:ro + rn], pools.counts[ro:ro + rn], errors, limit, total, lam,
-                                     exclude)
+                                     pools.keys[ro:ro + rn], pools.counts[ro:ro + rn], useless, limit, total, lam)
         products += ln * rn
         if full:
             clear_pairs(table, n)
@@ -498,6 +578,7 @@ def build(nodes, pools, plan, table, st, fs, p):
     for c in range(c0, c0 + nc):
         if cands[c, C_KEPT]:
             pools.feat[at], pools.left[at], pools.right[at] = cands[c, C_FEAT], cands[c, C_LEFT], cands[c, C_RIGHT]
+            pools.useless[at] = cands[c, C_USELESS]
             at += 1
     st[S_OPTIONS] = at
     nodes.vals[e, V_BUDGET] = limit
@@ -506,7 +587,7 @@ def build(nodes, pools, plan, table, st, fs, p):
 
 # -- the chunks ---------------------------------------------------------------------------------------------------
 @njit(cache=True, _nrt=False)
-def run(nodes, plan, frames, data, st, fs, work):
+def run(nodes, plan, frames, data, rows, st, fs, work):
     """At most ``work`` steps (an answer, an evaluation's split, a planned subproblem's split) of the optimum or of
     the top-down pass; returns a step code, PAUSED when the bottom-up pass is next (:func:`build_chunk`).
 
@@ -525,7 +606,7 @@ def run(nodes, plan, frames, data, st, fs, work):
         done += 1
         code = 0
         if st[S_ASKING]:
-            code = ask(nodes, data, frames, st, fs)
+            code = ask(nodes, data, rows, frames, st, fs)
         elif st[S_TOP] >= 0:
             frame_step(nodes, data, frames, st, fs)
         elif mode == M_OPTIMUM:
@@ -537,14 +618,14 @@ def run(nodes, plan, frames, data, st, fs, work):
 
 
 @njit(cache=True, _nrt=False)
-def build_chunk(nodes, pools, plan, table, st, fs, work):
+def build_chunk(nodes, pools, plan, table, rows, st, fs, work):
     """Builds of the bottom-up pass, children first, until ``work`` (one per build and one per 64 products of its
     convolutions) is spent; returns a step code.  Without reference counting, as :func:`run`."""
     done = 0
     while st[S_BUILD] >= 0:
         if done >= work:
             return RUNNING
-        code, products = build(nodes, pools, plan, table, st, fs, st[S_BUILD])
+        code, products = build(nodes, pools, plan, table, rows, st, fs, st[S_BUILD])
         if code != 0:
             return code
         done += 1 + products // 64

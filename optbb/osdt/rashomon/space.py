@@ -20,6 +20,9 @@ The construction runs in the compiled chunks of :mod:`optbb.osdt.rashomon.search
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from ...common.bitset import n_words, pack_columns, pack_rows
@@ -27,13 +30,17 @@ from ..support import UNLIMITED, pack, weight_units
 from .pairs import KEY
 from .search import add_root
 from .store import (N_ERRORS, N_LABEL, N_OPT_LEN, N_OPT_OFF, N_PAIR_LEN, N_PAIR_OFF, S_EVALS, S_NODES, S_ROOT,
-                    S_SOLVED, Store)
+                    S_SOLVED, Rows, Store)
 
 
 class Amounts:
     """The training rows as the kernels read them (:data:`~optbb.osdt.support.Packed`: feature and class bitsets per
     weight layer, with the equivalent-points minority, Angelino et al. Thm 20: the errors every tree makes on a
-    support), and their amounts: 1 per row, or the weight units of :func:`~optbb.osdt.support.weight_units`."""
+    support; :data:`~optbb.osdt.rashomon.store.Rows`: the rows one by one), and their amounts: 1 per row, or the
+    weight units of :func:`~optbb.osdt.support.weight_units` (``unit``: the weight of one, a fraction).  ``margin``:
+    how many units apart two amounts must be for the units alone to compare them as the float sums of the weights do
+    (-1: always, for unweighted and integer data; 0 for exact units, where only ties need the floats; the rows
+    otherwise, each of which is rounded by at most half a unit)."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, n_classes: int, sample_weight: np.ndarray | None):
         X = np.ascontiguousarray(X, dtype=np.uint8)
@@ -41,23 +48,35 @@ class Amounts:
         self.n, self.K, self.y = n, n_classes, np.asarray(y, dtype=np.int64)
         self.weighted = sample_weight is not None
         units = weight_units(sample_weight) if self.weighted else None
-        self.amount = np.ones(n, dtype=np.int64) if units is None else units
+        self.amount = np.ones(n, dtype=np.int64) if units is None else units.units
         self.total = int(self.amount.sum())
-        # the weight of one amount unit (1 for unweighted data)
-        self.weight_unit = 1.0 if sample_weight is None else float(np.sum(sample_weight)) / max(self.total, 1)
+        self.unit = Fraction(1) if units is None else units.unit
+        if units is None or (units.exact and units.unit == 1):
+            self.margin = -1
+        else:  # float sums in row order err by at most n ulps of the total: a margin for large totals
+            self.margin = 0 if units.exact else n
+            self.margin += math.ceil(self.total * n * 2.0 ** -52)
         self.words = n_words(n)
         # the minority amount of a support does not depend on how ties are broken: equivalent rows are never split
-        self.data = pack(X, pack_columns(X), self.y, n_classes, units)
+        self.data = pack(X, pack_columns(X), self.y, n_classes, None if units is None else units.units)
+        w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self.rows_data = Rows(self.y, np.ascontiguousarray(w), np.zeros(max(n_classes, 1), np.float64))
         self.all = pack_rows(np.ones((1, n), dtype=bool))[0]
+
+    def weight(self, units: int) -> float:
+        """The weight of ``units`` units, correctly rounded."""
+        return float(units * self.unit) if self.weighted else float(units)
 
     def rows(self, words: np.ndarray) -> np.ndarray:
         """Indices of the rows of a support (its words)."""
         raw = np.ascontiguousarray(words[:self.words], dtype="<u8").view(np.uint8)
         return np.flatnonzero(np.unpackbits(raw, bitorder="little")[:self.n])
 
-    def class_amounts(self, rows: np.ndarray) -> np.ndarray:
-        """The amount of each class among ``rows`` (int64)."""
-        return np.bincount(self.y[rows], weights=self.amount[rows], minlength=self.K).astype(np.int64)
+    def class_weights(self, rows: np.ndarray) -> np.ndarray:
+        """The weight of each class among ``rows``, as the models count it (``np.bincount``: in row order; counts
+        without weights)."""
+        w = None if not self.weighted else self.rows_data.w[rows]
+        return np.bincount(self.y[rows], weights=w, minlength=self.K)
 
 
 class TreeSpace:
@@ -70,9 +89,9 @@ class TreeSpace:
         self.depth = UNLIMITED if max_depth is None else int(max_depth)
         self.exclude_useless = exclude_useless
         self.store = Store(amounts.words, amounts.m, self.depth, amounts.total, self.lam, amounts.K, exclude_useless,
-                           node_limit)
+                           node_limit, amounts.margin)
         s = self.store
-        add_root(s.nodes, amounts.data, s.frames, s.st, amounts.all, self.depth)
+        add_root(s.nodes, amounts.data, amounts.rows_data, s.frames, s.st, s.fs, amounts.all, self.depth)
         self.root = int(s.st[S_ROOT])
         self._splits: dict = {}  # (node id, key) -> its splits (listing order)
 
@@ -114,6 +133,11 @@ class TreeSpace:
         sl = slice(row[N_OPT_OFF], row[N_OPT_OFF] + row[N_OPT_LEN])
         return p.feat[sl], p.left[sl], p.right[sl]
 
+    def useless(self, i: int) -> np.ndarray:
+        """Per split option, whether its two leaves alone are left out (``exclude_useless``: they lower no errors)."""
+        row, p = self.store.nodes.ints[i], self.store.pools
+        return p.useless[row[N_OPT_OFF]:row[N_OPT_OFF] + row[N_OPT_LEN]] != 0
+
     def leaf_errors(self, i: int) -> int:
         return int(self.store.nodes.ints[i, N_ERRORS])
 
@@ -139,13 +163,14 @@ class TreeSpace:
         empty = np.zeros(0, dtype=np.int64)
         opts, lefts, rights, ways = [empty], [empty], [empty], [empty]
         _, left_ids, right_ids = self.options(node)
+        useless = self.useless(node)
         for o, (left, right) in enumerate(zip(left_ids, right_ids)):
             lk, rk = self.keys(left), self.keys(right)
             want = key - lk  # the right pair each left pair needs (keys add)
             at = np.minimum(np.searchsorted(rk, want), rk.size - 1)
             hit = rk[at] == want
-            if self.exclude_useless:
-                hit &= ~((lk % KEY == 1) & (rk[at] % KEY == 1) & (key // KEY >= self.leaf_errors(node)))
+            if useless[o]:
+                hit &= ~((lk % KEY == 1) & (rk[at] % KEY == 1))
             li = np.flatnonzero(hit)
             opts.append(np.full(li.size, o, dtype=np.int64))
             lefts.append(li)

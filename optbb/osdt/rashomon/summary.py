@@ -62,7 +62,7 @@ def combination_buffers(nodes, pools, order):
 
 
 @njit(cache=True)
-def outside_weights(nodes, pools, order, root_pairs, exclude):
+def outside_weights(nodes, pools, order, root_pairs):
     """Per pair (aligned with the pool), the number of ways the rest of a member completes a subtree of that pair:
     the root's pairs ``root_pairs`` (indices among its pairs) weigh 1, and top-down each split passes its weight
     times the sibling's count to each child's pair."""
@@ -76,7 +76,7 @@ def outside_weights(nodes, pools, order, root_pairs, exclude):
         for o in range(nodes.ints[e, N_OPT_OFF], nodes.ints[e, N_OPT_OFF] + nodes.ints[e, N_OPT_LEN]):
             lk, lo = pairs_of(nodes, pools, pools.left[o])
             rk, ro = pairs_of(nodes, pools, pools.right[o])
-            for t in range(combinations(keys, lk, rk, nodes.ints[e, N_ERRORS], exclude, ii, jj, at)):
+            for t in range(combinations(keys, lk, rk, pools.useless[o] != 0, ii, jj, at)):
                 through = w[off + at[t]]
                 if through > 0:
                     w[lo + ii[t]] += through * pools.counts[ro + jj[t]]
@@ -104,7 +104,7 @@ def class_counts(nodes, pools, order, w, n_rows, n_classes):
 
 
 @njit(cache=True)
-def usage_recounts(nodes, pools, order, root_pairs, n_features, exclude):
+def usage_recounts(nodes, pools, order, root_pairs, n_features):
     """Per feature, the members of a recount without its splits among the root's pairs ``root_pairs``: bottom-up,
     one column per feature, a leaf counting 1 in every column and a split on ``f`` adding its ways to every column
     but ``f``."""
@@ -121,7 +121,7 @@ def usage_recounts(nodes, pools, order, root_pairs, n_features, exclude):
             lk, lo = pairs_of(nodes, pools, pools.left[o])
             rk, ro = pairs_of(nodes, pools, pools.right[o])
             split = pools.feat[o]
-            for s in range(combinations(keys, lk, rk, nodes.ints[e, N_ERRORS], exclude, ii, jj, at)):
+            for s in range(combinations(keys, lk, rk, pools.useless[o] != 0, ii, jj, at)):
                 here, left, right = off + at[s], lo + ii[s], ro + jj[s]
                 for f in range(n_features):  # every column, then the split's own taken back out (one loop)
                     c[here, f] += c[left, f] * c[right, f]

@@ -30,7 +30,7 @@ class TreeBackend:
         rows = [(space.cost(e, leaves), leaves, e, c) for e, leaves, c in pairs if within(space.cost(e, leaves), bound)]
         rows.sort()
         self._pairs = [(e, leaves) for _, leaves, e, _ in rows]
-        self.levels = [Level(cost, leaves, e * a.weight_unit, c) for cost, leaves, e, c in rows]
+        self.levels = [Level(cost, leaves, a.weight(e), c) for cost, leaves, e, c in rows]
         self._weights = None
         self._leaf_info: dict = {}
 
@@ -66,14 +66,14 @@ class TreeBackend:
         return tree if self.cuts is None else tree.over_columns(self.cuts)
 
     def leaf_info(self, node: int) -> tuple:
-        """``(rows, misclassified rows, class amounts)`` of a subproblem as a leaf (weights for a weighted fit)."""
+        """``(rows, misclassified rows, class amounts)`` of a subproblem as a leaf (weights for a weighted fit, summed
+        as the models sum them)."""
         got = self._leaf_info.get(node)
         if got is None:
             a, rows = self.space.a, self.space.rows(node)
-            per = a.class_amounts(rows)
             label = self.space.label(node)
             wrong = int(rows.size - np.count_nonzero(a.y[rows] == label))
-            per = [int(x) for x in per] if not a.weighted else [int(x) * a.weight_unit for x in per]
+            per = [int(v) if float(v).is_integer() else float(v) for v in a.class_weights(rows).tolist()]
             got = self._leaf_info[node] = (int(rows.size), wrong, per)
         return got
 
@@ -108,7 +108,7 @@ class TreeBackend:
         if self._weights is None:
             s = self.space.store
             order = parents_first(s.nodes, s.pools, self.root)
-            w = outside_weights(s.nodes, s.pools, order, self._root_pairs(), self.space.exclude_useless)
+            w = outside_weights(s.nodes, s.pools, order, self._root_pairs())
             self._weights = (w, order)
         return self._weights
 
@@ -124,6 +124,6 @@ class TreeBackend:
         recounts of all features at once, bottom-up, one column per feature)."""
         s = self.space.store
         order = parents_first(s.nodes, s.pools, self.root)
-        kept = usage_recounts(s.nodes, s.pools, order, self._root_pairs(), self.space.a.m, self.space.exclude_useless)
+        kept = usage_recounts(s.nodes, s.pools, order, self._root_pairs(), self.space.a.m)
         total = sum(lv.count for lv in self.levels)
         return [total - int(x) for x in kept]
