@@ -22,6 +22,7 @@ import bisect
 import json
 import math
 import random
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -112,6 +113,10 @@ class RashomonSet:
         return self._starts[-1]
 
     def __len__(self) -> int:
+        """The number of models; a set beyond ``sys.maxsize`` (``2**63 - 1``) models, which Python's ``len`` cannot
+        return, raises an OverflowError that says so: read ``count``."""
+        if self.count > sys.maxsize:
+            raise OverflowError(f"the set has {self.count} models, more than len() can return: read .count")
         return self.count
 
     @property
@@ -165,7 +170,12 @@ class RashomonSet:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
             raise ValueError(f"k must be a non-negative integer, got {k!r}")
         rng = random.Random(_seed(random_state))
-        return rng.sample(range(self.count), min(int(k), self.count))
+        if self.count <= sys.maxsize:
+            return rng.sample(range(self.count), min(int(k), self.count))
+        chosen: dict = {}  # beyond what a range can be sampled from: uniform draws, repeats drawn again
+        while len(chosen) < k:
+            chosen.setdefault(rng.randrange(self.count))
+        return list(chosen)
 
     def sample(self, k: int, random_state=None) -> list:
         """``k`` distinct models drawn uniformly from the set (each ``k``-subset equally likely)."""

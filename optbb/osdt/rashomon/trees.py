@@ -13,7 +13,8 @@ import numpy as np
 from ...common.rashomon import Level, within
 from ..model import CutMap, Tree
 from .space import KEY, TreeSpace
-from .summary import class_counts, outside_weights, parents_first, usage_recounts
+from .summary import (class_counts, exact_from_residues, outside_weights, parents_first, residue_runs,
+                      usage_recounts)
 
 
 class TreeBackend:
@@ -31,7 +32,7 @@ class TreeBackend:
         rows.sort()
         self._pairs = [(e, leaves) for _, leaves, e, _ in rows]
         self.levels = [Level(cost, leaves, a.weight(e), c) for cost, leaves, e, c in rows]
-        self._weights = None
+        self._weights: dict = {}  # modulus -> (outside weights, order)
         self._leaf_info: dict = {}
 
     # -- models -------------------------------------------------------------------------------------------------
@@ -101,29 +102,34 @@ class TreeBackend:
         keys = np.array([e * KEY + leaves for e, leaves in self._pairs], dtype=np.int64)
         return np.searchsorted(self.space.keys(self.root), keys).astype(np.int64)
 
-    def outside(self) -> tuple[np.ndarray, np.ndarray]:
+    def outside(self, p=None) -> tuple[np.ndarray, np.ndarray]:
         """``(weights, order)``: per pair of the pool, the number of ways the rest of a member completes a subtree
-        of that pair, and the subproblems below the root, parents first
+        of that pair (modulo ``p``), and the subproblems below the root, parents first
         (:func:`~optbb.osdt.rashomon.summary.outside_weights`)."""
-        if self._weights is None:
+        got = self._weights.get(p)
+        if got is None:
             s = self.space.store
             order = parents_first(s.nodes, s.pools, self.root)
-            w = outside_weights(s.nodes, s.pools, order, self._root_pairs())
-            self._weights = (w, order)
-        return self._weights
+            got = self._weights[p] = (outside_weights(s.nodes, s.pools, order, self._root_pairs(), p), order)
+        return got
+
+    def _moduli(self) -> list:
+        return residue_runs(sum(lv.count for lv in self.levels))
 
     def class_counts(self) -> np.ndarray:
         """``(n_samples, K)``: per training row, the members predicting each class (a subproblem is a leaf of as
-        many members as its outside weight at its leaf pair, and predicts its label for each of its rows)."""
-        w, order = self.outside()
-        s, a = self.space.store, self.space.a
-        return class_counts(s.nodes, s.pools, order, w, a.n, a.K)
+        many members as its outside weight at its leaf pair, and predicts its label for each of its rows): int64,
+        or Python ints beyond 2**63 members."""
+        s, a, moduli = self.space.store, self.space.a, self._moduli()
+        runs = [class_counts(s.nodes, s.pools, self.outside(p)[1], self.outside(p)[0], a.n, a.K, p) for p in moduli]
+        return exact_from_residues(runs, moduli)
 
     def feature_usage(self) -> list[int]:
         """Per feature, the members using it: the count minus the members of a recount without its splits (the
         recounts of all features at once, bottom-up, one column per feature)."""
-        s = self.space.store
+        s, moduli = self.space.store, self._moduli()
         order = parents_first(s.nodes, s.pools, self.root)
-        kept = usage_recounts(s.nodes, s.pools, order, self._root_pairs(), self.space.a.m)
+        kept = exact_from_residues([usage_recounts(s.nodes, s.pools, order, self._root_pairs(), self.space.a.m, p)
+                                    for p in moduli], moduli)
         total = sum(lv.count for lv in self.levels)
         return [total - int(x) for x in kept]
