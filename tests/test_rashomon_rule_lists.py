@@ -94,6 +94,44 @@ def test_bound_sets_match_the_twin(problem, above):
     check_against_twin(A, y, k, w, lam, max_length, rs, optimum, limit, members)
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems(), st.sampled_from([0.0, 0.01, 0.05, 0.3]), st.booleans())
+def test_staged_sets_under_a_limit_match_the_twin(problem, above, absolute):
+    """With a time limit the set is enumerated in stages from the optimum up, each pruned by the accurate support
+    and the permutations of a known optimum; a limit that leaves them time ends with the same set."""
+    A, y, k, w, lam, max_length = problem
+    best, _, _ = rashomon_members(A, y, lam, epsilon=0.0, max_length=max_length, sample_weight=w, n_classes=k)
+    bound = dict(bound=best + above) if absolute else dict(epsilon=above)
+    optimum, limit, members = rashomon_members(A, y, lam, max_length=max_length, sample_weight=w, n_classes=k,
+                                               **bound)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rs = rashomon_set(dataset(A, y, k, w), lam, max_length=max_length, time_limit=600, **bound)
+    assert rs.bound == pytest.approx(limit, rel=1e-12, abs=1e-15)
+    check_against_twin(A, y, k, w, lam, max_length, rs, optimum, limit, members)
+
+
+def test_a_partial_set_is_complete_from_the_optimum_up():
+    """Stopped after its first stage, the set holds every list within it (the optimum's level and up), says which
+    levels are complete, and warns that count is not the set's size."""
+    A, y, lam, _, max_length = many_lists()
+    full = rashomon_set(dataset(A, y, 2), lam, epsilon=0.1, max_length=max_length)
+    for share in (0.9, 0.7, 0.5, 0.3):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rs = rashomon_set(dataset(A, y, 2), lam, epsilon=0.1, max_length=max_length,
+                              node_limit=int(share * full.counters["nodes"]))
+        if rs.status is Status.OPTIMAL or rs.complete_below < rs.optimum:
+            continue
+        assert rs.status is Status.NODE_LIMIT and rs.optimum == full.optimum and rs.count > 0
+        assert any("partial" in str(w.message) and str(rs.count) in str(w.message) for w in caught)
+        assert rs.count_complete == full.count_within(bound=rs.complete_below)
+        frame = rs.objectives()
+        assert list(frame["complete"]) == [lv.objective <= rs.complete_below + 1e-9 for lv in rs.levels]
+        return
+    pytest.fail("no node limit stopped the set after a stage")
+
+
 def small_set(members: int):
     """A problem whose set (epsilon 1) has a few members: 12 rows, 3 antecedents, found by a seeded search."""
     rng = np.random.default_rng(7)

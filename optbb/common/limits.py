@@ -115,6 +115,12 @@ class Limits:
                 return None, status
         return Limits(*rest), None
 
+    def share(self, fraction: float) -> "Limits":
+        """These limits with ``fraction`` of the time and of the nodes (the memory limit as it is): what one phase
+        of a call may spend when the others must keep the rest."""
+        return Limits(None if self.time_limit is None else self.time_limit * fraction,
+                      None if self.node_limit is None else max(1, int(self.node_limit * fraction)), self.memory_limit)
+
 
 class Budget:
     """Clock and limits of one search, kept by the search driver (:mod:`optbb.common.driver`).  ``started``: the

@@ -23,6 +23,7 @@ import json
 import math
 import random
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -105,6 +106,17 @@ class RashomonSet:
         self._starts = [0]
         for lev in self._levels:
             self._starts.append(self._starts[-1] + int(lev.count))
+        if self.status is not Status.OPTIMAL and self.count:
+            warnings.warn(f"the Rashomon set is partial ({self.status.value}): its {self.count} models are those "
+                          f"found, not the set; every model within {self.complete_below:.6g} is among them "
+                          f"({self.count_complete} models, see complete_below and objectives()['complete'])",
+                          UserWarning, stacklevel=4)
+
+    @property
+    def count_complete(self) -> int:
+        """The members within ``complete_below``: the part of a partial set that is the set itself (``count`` when
+        the search finished)."""
+        return sum(lv.count for lv in self._levels if within(lv.objective, self.complete_below))
 
     # -- size and order -----------------------------------------------------------------------------------------
     @property
@@ -125,10 +137,12 @@ class RashomonSet:
         return list(self._levels)
 
     def objectives(self) -> pd.DataFrame:
-        """One row per level: objective, size, errors, count and the cumulative count (the set's index range)."""
-        rows = [(lv.objective, lv.size, lv.errors, lv.count, self._starts[i])
+        """One row per level: objective, size, errors, count, the cumulative count (the set's index range) and
+        whether the level is complete (within ``complete_below``: all its models are members; in a partial set the
+        levels above it hold only the models found)."""
+        rows = [(lv.objective, lv.size, lv.errors, lv.count, self._starts[i], within(lv.objective, self.complete_below))
                 for i, lv in enumerate(self._levels)]
-        return pd.DataFrame(rows, columns=["objective", "size", "errors", "count", "first_index"])
+        return pd.DataFrame(rows, columns=["objective", "size", "errors", "count", "first_index", "complete"])
 
     def count_within(self, epsilon: float | None = None, bound: float | None = None) -> int:
         """Members within a tighter bound (``epsilon`` relative to the optimum or an absolute ``bound``), counted

@@ -14,6 +14,7 @@ from ...common.rashomon import BOUND_TOLERANCE, RashomonSet, check_bound, resolv
 from ...common.result import Status
 from ...common.validation import check_number
 from ..model import RuleList
+from ..search import solve
 from . import kernel as K
 from .engine import Problem, Search, below_within
 from .levels import RuleListLevels
@@ -65,47 +66,39 @@ def build_set(data: BinaryDataset, regularization: float, *, epsilon: float | No
     problem = Problem(data, lam)
     L = problem.m if max_length is None else min(max_length, problem.m)
     phases = Phases(started)
-
-    def find_optimum(left: Limits, since: float | None) -> tuple[float, Status, float]:
-        """The optimum over lists of at most L rules: ``(objective, status, lower bound)``."""
-        search = Search(problem, L, K.OPTIMUM, problem.build([]).objective, left.node_limit)
-        res = driver.run_search(search, left, verbose, started=since)
-        phases.spent(res.counters)
-        return res.objective, res.status, res.lower_bound
-
     counters = phases.counters
-    if epsilon is not None:
-        optimum, status, lower = find_optimum(limits, started)
+    staged = limits.time_limit is not None or limits.node_limit is not None
+    optimum, certified = math.nan, False
+    limit_bound = bound
+    if epsilon is not None or staged:
+        # with an absolute bound the optimum only orders the enumeration: it gets half of the limits
+        optimum, status, lower = _optimum(problem, L, limits if epsilon is not None else limits.share(0.5), phases,
+                                          verbose, shortcut=staged)
         counters["optimum_nodes"] = counters["nodes"]
-        limit_bound = resolve_bound(optimum, epsilon, None)
-        if status is not Status.OPTIMAL:  # no certified optimum, so no bound to enumerate within
-            counters.update(optimum_certified=False, total_time=phases.elapsed())
-            return RashomonSet(FAMILY, RuleListLevels(problem, None, classes, model_hook), optimum, limit_bound,
-                               status, below_within(lower), lam, counters)
-        certified = True
-    else:
-        limit_bound = bound
-    limit = limit_bound + BOUND_TOLERANCE * max(1.0, abs(limit_bound))  # optbb.common.rashomon.within
-    left, status = limits.left(phases.elapsed(), phases.counters["nodes"])
-    search = Search(problem, L, K.ENUMERATE, limit, None if left is None else left.node_limit)
-    if left is None:  # the optimum used up a limit: the enumeration only records the empty list
-        search.start()
-    else:
-        res = driver.run_search(search, left, verbose, started=None if epsilon is not None else started)
-        phases.spent(res.counters)
-        status = res.status
+        certified = status is Status.OPTIMAL
+        if epsilon is not None:
+            limit_bound = resolve_bound(optimum, epsilon, None)
+            if not certified:  # no certified optimum, so no bound to enumerate within
+                counters.update(optimum_certified=False, total_time=phases.elapsed())
+                return RashomonSet(FAMILY, RuleListLevels(problem, None, classes, model_hook), optimum,
+                                   limit_bound, status, below_within(lower), lam, counters)
+        elif not certified:
+            optimum = math.nan
+    levels = [limit_bound]
+    if staged and certified and limit_bound > optimum:
+        levels = [optimum + share * (limit_bound - optimum) for share in STAGES]
+    search, complete_below, status = _enumerate(problem, L, levels, optimum if certified else None, limits, phases,
+                                                verbose, None if (epsilon is not None or staged) else started)
     backend = RuleListLevels(problem, search, classes, model_hook)
-    complete_below = search.complete_below(limit_bound)
     counters.update(search.counters())
-    if epsilon is None:
-        optimum, certified = math.nan, False
+    if not certified:
         if backend.levels:
             optimum = backend.levels[0].objective
             certified = complete_below >= optimum
         elif status is Status.OPTIMAL:
             left, _ = limits.left(phases.elapsed(), phases.counters["nodes"])
             if left is not None:
-                optimum, opt_status, _ = find_optimum(left, None)
+                optimum, opt_status, _ = _optimum(problem, L, left, phases, verbose, since=None, shortcut=staged)
                 certified = opt_status is Status.OPTIMAL
     if status is Status.OPTIMAL and not backend.levels:
         reason = (f"the bound {limit_bound!r} is below the optimum {optimum!r}: no rule list is within it"
@@ -115,6 +108,65 @@ def build_set(data: BinaryDataset, regularization: float, *, epsilon: float | No
     counters.update(optimum_certified=bool(certified), total_time=phases.elapsed())
     return RashomonSet(FAMILY, backend, float(optimum), float(limit_bound), status, float(complete_below), lam,
                        counters)
+
+
+# Under a time or node limit the set is enumerated within these shares of ``bound - optimum`` in turn, so a stop
+# leaves it complete from the optimum up to the last stage reached
+STAGES = (0.0, 0.25, 0.5, 1.0)
+
+
+def _optimum(problem: Problem, L: int, limits: Limits, phases: "Phases", verbose: int,
+             since: float | None = -1.0, shortcut: bool = False) -> tuple[float, Status, float]:
+    """The optimum over lists of at most ``L`` rules: ``(objective, status, lower bound)``, by the set's own search
+    over at most ``L`` rules.  ``shortcut`` (under a limit, where certifying fast matters): CORELS' own search first
+    (:func:`optbb.corels.solve`, with its symmetry-aware map; COMPAS at lambda .01 in under a second where the
+    set's search over five rules takes 15 s), which answers when its optimal list has at most ``L`` rules (an
+    optimum of all lists that fits is the optimum of those that fit).  ``since``: when the clock started (-1: at
+    the call's start)."""
+    since = phases.started if since == -1.0 else since
+    if shortcut and problem.lam > 0 and problem.m > 0:
+        res = solve(problem.data, problem.lam, time_limit=limits.time_limit, node_limit=limits.node_limit,
+                    memory_limit=limits.memory_limit, started=since)
+        phases.spent(res.counters)
+        prefix = [int(r.antecedent) for r in res.model.rules]
+        fits = len(prefix) <= L
+        if res.status is Status.OPTIMAL and fits:
+            best = problem.build(prefix).objective
+            return best, Status.OPTIMAL, best
+        left, stop = limits.left(phases.elapsed(), phases.counters["nodes"])
+        if left is None:  # its best list (if it fits) and its bound (the optimum of all lists is at most this one)
+            return (problem.build(prefix if fits else []).objective, stop, res.lower_bound)
+        limits, since = left, None
+    search = Search(problem, L, K.OPTIMUM, problem.build([]).objective, limits.node_limit)
+    res = driver.run_search(search, limits, verbose, started=since)
+    phases.spent(res.counters)
+    return res.objective, res.status, res.lower_bound
+
+
+def _enumerate(problem: Problem, L: int, levels: list, optimum: float | None, limits: Limits, phases: "Phases",
+               verbose: int, started: float | None) -> tuple[Search, float, Status]:
+    """The enumeration within each bound of ``levels`` in turn (:data:`STAGES`), each from scratch under the
+    limits left: ``(search, complete_below, status)`` of the last one finished, or of the one a limit stopped when
+    it had passed the level of the one before (a search expands its prefixes least lower bound first, so it is
+    complete below the least bound still queued)."""
+    kept, complete, status = None, -math.inf, Status.OPTIMAL
+    for level in levels:
+        limit = level + BOUND_TOLERANCE * max(1.0, abs(level))  # optbb.common.rashomon.within
+        left, stop = limits.left(phases.elapsed(), phases.counters["nodes"])
+        search = Search(problem, L, K.ENUMERATE, limit, None if left is None else left.node_limit, optimum)
+        if left is None:  # a limit is used up: the search only records the empty list
+            search.start()
+            status = stop
+        else:
+            res = driver.run_search(search, left, verbose, started=started)
+            phases.spent(res.counters)
+            status = res.status
+        reached = search.complete_below(level)
+        if kept is None or reached >= complete:
+            kept, complete = search, reached
+        if status is not Status.OPTIMAL:
+            break
+    return kept, complete, status
 
 
 class Phases:

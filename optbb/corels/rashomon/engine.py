@@ -13,6 +13,7 @@ from ...common.growth import grow, grow_parts, row_bytes
 from ...common.queue import grow_heap, heap_push, new_heap
 from ...common.rashomon import BOUND_TOLERANCE
 from ...common.result import Status
+from ..maps import MAP_NONE, MAP_PREFIX, SymmetryMap
 from ..model import RuleList, build_rule_list
 from . import kernel as K
 
@@ -48,6 +49,21 @@ class Problem:
                 L -= 1
         return L
 
+    def support(self, for_optimum: bool, optimum: float | None, limit: float) -> float:
+        """The least amount a rule of a list within ``limit`` classifies correctly (accurate support, see
+        :mod:`~optbb.corels.rashomon.kernel`): ``lam n`` for the optimum's search, else ``(optimum + lam - limit)
+        n``, less the rounding; -inf when the bound gives nothing (no optimum known, or ``limit`` at least ``lam``
+        above it)."""
+        if for_optimum:
+            gap = self.lam
+        elif optimum is None or math.isnan(optimum):
+            return -math.inf
+        else:
+            gap = optimum + self.lam - limit
+        if gap <= 0:
+            return -math.inf
+        return gap * self.n - (self.slack + 1e-12) * self.n - 1e-9
+
     def build(self, prefix) -> RuleList:
         d = self.data
         return build_rule_list(d.X, d.y, list(prefix), d.feature_names, d.label_names, self.lam, d.sample_weight)
@@ -61,7 +77,8 @@ class Search:
 
     name = "CORELS Rashomon"
 
-    def __init__(self, problem: Problem, L: int, mode: int, limit: float, node_limit: int | None):
+    def __init__(self, problem: Problem, L: int, mode: int, limit: float, node_limit: int | None,
+                 optimum: float | None = None):
         self.p = problem
         self.mode = mode
         self.limit = limit
@@ -77,6 +94,17 @@ class Search:
         self.st = np.zeros(K.N_STATE, dtype=np.int64)
         self.fp = np.zeros(K.N_FSTATE, dtype=np.float64)
         self.fp[[K.F_LAM, K.F_LIMIT, K.F_SLACK, K.F_BEST]] = problem.lam, limit, problem.slack, limit
+        self.fp[K.F_SUPPORT] = problem.support(mode == K.OPTIMUM, optimum, limit)
+        # the permutation map: for the optimum's search (orderings strictly worse than a known one), and for an
+        # enumeration within a bound above a known optimum (orderings worse by more than the bound's slack)
+        if mode == K.OPTIMUM:
+            gap = problem.slack * problem.n
+        elif optimum is not None and not math.isnan(optimum):
+            gap = (limit - optimum + problem.slack) * problem.n
+        else:
+            gap = -1.0
+        self.fp[K.F_GAP] = gap
+        self.map = SymmetryMap(MAP_PREFIX if gap >= 0 else MAP_NONE)
         self.ip = np.array([mode, self.L], dtype=np.int64)
         self.root = (0.0, 0)  # the default-only list: errors, class
         self.done = False
@@ -114,8 +142,8 @@ class Search:
     def step(self, work: int) -> int:
         hard = (self.node_limit - int(self.st[K.S_EVALS])) if self.node_limit is not None else 1 << 62
         p = self.p
-        code = K.run_chunk(p.kdata, p.weights, self.store, self.heap, self.pairs, self.st, self.fp, self.ip,
-                           self.best_prefix, work, hard)
+        code = K.run_chunk(p.kdata, p.weights, self.store, self.heap, self.pairs, self.map.arrays(), self.st,
+                           self.fp, self.ip, self.best_prefix, work, hard)
         if code == K.DONE:
             self.done = True
             return driver.DONE
@@ -130,7 +158,7 @@ class Search:
 
     def memory_bytes(self) -> int:
         return int(sum(a.nbytes for part in (self.store, self.heap, self.pairs) for a in part)
-                   + self.best_prefix.nbytes)
+                   + self.best_prefix.nbytes + self.map.nbytes())
 
     def incumbent(self) -> float:
         return float(self.fp[K.F_BEST]) if self.mode == K.OPTIMUM else self.limit
@@ -176,6 +204,8 @@ class Search:
             short((store.ent_node, store.ent_pair, store.ent_count), int(st[K.S_ENTRIES]), "entries",
                   self._grow_entries)
             short((pairs.err, pairs.k, pairs.count, pairs.scratch), int(st[K.S_PAIRS]), "pairs", self._grow_pairs)
+        if self.map.short(m, self.L + 1):
+            steps += self.map.growth_steps(m, self.L + 1, factor)
         return steps
 
     def _grow_nodes(self, rows: int, stop) -> None:
@@ -209,7 +239,7 @@ class Search:
         st = self.st
         return {"expansions": int(st[K.S_EXPANSIONS]), "stored_nodes": int(st[K.S_NODES]),
                 "max_queue_size": int(st[K.S_MAX_HEAP]), "entries": int(st[K.S_ENTRIES]),
-                "pairs": int(st[K.S_PAIRS]), "max_rules": self.L}
+                "pairs": int(st[K.S_PAIRS]), "max_rules": self.L, "permutation_map_entries": self.map.n_entries}
 
     def complete_below(self, bound: float) -> float:
         """Every list within this (:func:`~optbb.common.rashomon.within`, tolerance included) has been evaluated:

@@ -12,13 +12,24 @@ of distinct antecedents (least lower bound first), run in chunks, in one of two 
   below the least lower bound still queued.
 
 A child ``p + [s]`` of a prefix ``p`` (``k`` rules, uncaptured samples ``U``) exists when rule ``s`` captures at
-least one sample of ``U``; its rule predicts the majority class (ties: the larger index) of what it captures and
-its default that of ``U`` minus it.  Its objective is ``(errors of p + rule errors + default errors) / n +
-lam (k + 1)``.  It is queued when ``k + 1 < L`` and its lower bound ``(errors of p + rule errors + b0) / n +
-lam (k + 2)`` is within the bound (enumeration) or below the incumbent (optimum), where ``b0`` is the amount of
+least one sample of ``U``; its rule predicts the majority class (ties: the larger index) of what it captures and its
+default that of ``U`` minus it. Its objective is ``(errors of p + rule errors + default errors) / n + lam (k + 1)``.
+A rule that classifies correctly less than ``fp[F_SUPPORT]`` of what it captures is in no member and ends its
+subtree (accurate support, CORELS Thm 11 relaxed to a set: removing the rule from a list ``d`` leaves a list of
+objective at most ``R(d) - lam + correct / n``, which is at least the optimum ``R*``; so a member, ``R(d) <= B``,
+has ``correct >= (R* + lam - B) n``: ``lam n`` for the optimum itself, and for a set whose bound lies less than
+``lam`` above the optimum). It is queued when ``k + 1 < L`` and its lower bound ``(errors of p + rule errors + b0) /
+n + lam (k + 2)`` is within the bound (enumeration) or below the incumbent (optimum), where ``b0`` is the amount of
 the equivalent-points minority among the samples it leaves uncaptured: equivalent samples (identical antecedent
-rows) are captured by the same rule of any list or all reach its default, so any list extending the child errs
-on at least that minority among them (CORELS Thm 20); any longer list also pays ``lam`` for each further rule.
+rows) are captured by the same rule of any list or all reach its default, so any list extending the child errs on at
+least that minority among them (CORELS Thm 20); any longer list also pays ``lam`` for each further rule.
+
+Permutations (CORELS Cor. 16, relaxed to a set): two prefixes over one set of antecedents leave the same samples
+uncaptured, so each list extending one of them has the objective of the same extension of the other plus the
+difference of their rules' errors.  With the optimum ``R*`` known, a prefix whose rules err more than ``(B - R*) n``
+(``fp[F_GAP]``) above another ordering of its antecedents leads to no member (each of its lists costs more than
+``R* + (B - R*)``): it is neither queued nor, if queued before the better ordering was met, expanded.  The map
+(:class:`~optbb.corels.maps.MapArrays`, keyed by the sorted antecedent ids) keeps the least errors seen per set.
 
 Amounts are float64: sample counts (popcounts, exact) without weights, sums of weights with them (``w`` given),
 each class summed in sample order as :func:`~optbb.corels.model.build_rule_list` does, and the errors of a list
@@ -32,19 +43,23 @@ from collections import namedtuple
 
 import numpy as np
 
-from ...common.bitset import class_popcounts, popcount64, trailing_zeros, weight_and
+from ...common.bitset import class_popcounts, hash_words, popcount64, trailing_zeros, weight_and
 from ...common.bounds import majority_class
 from ...common.jit import njit
+from ...common.keyindex import find_pooled, index_put
 from ...common.queue import heap_pop, heap_push
+from ..maps import FILL_ENTRIES, FILL_WORDS, map_short, prefix_key, sort_prefix
 
 OPTIMUM, ENUMERATE = range(2)
 # st (int64 state) slots: queued prefixes, stored nodes, entries, pairs, prefixes evaluated, nodes expanded, the
 # incumbent's length and improvements (optimum mode), the most prefixes queued at once
 S_HEAP, S_NODES, S_ENTRIES, S_PAIRS, S_EVALS, S_EXPANSIONS, S_BEST_LEN, S_IMPROVE, S_MAX_HEAP = range(9)
 N_STATE = 9
-# fp (float64) slots: lambda, the bound with its tolerance, the slack of the equivalent-points bound, the incumbent
-F_LAM, F_LIMIT, F_SLACK, F_BEST = range(4)
-N_FSTATE = 4
+# fp (float64) slots: lambda, the bound with its tolerance, the slack of the equivalent-points bound, the incumbent,
+# the least amount a rule of a member must classify correctly (-inf: no such bound), the most errors a permutation
+# of a prefix may have above the best one of its antecedents (-1: no permutation map; see the module docstring)
+F_LAM, F_LIMIT, F_SLACK, F_BEST, F_SUPPORT, F_GAP = range(6)
+N_FSTATE = 6
 # ip (int64 parameters) slots: the mode and L, the most rules of a list
 P_MODE, P_MAXLEN = range(2)
 N_IPARAMS = 2
@@ -286,7 +301,48 @@ def root(data, w, fp):
 
 
 @njit(cache=True)
-def run_chunk(data, w, store, heap, pairs, st, fp, ip, best_prefix, work, hard):
+def _set_key(sp, d, key):
+    """The map key of the antecedent set ``sp[:d]`` (sorted ids)."""
+    for j in range(d):
+        key[j] = np.uint64(sp[j])
+    return d
+
+
+@njit(cache=True)
+def _dominated(smap, key, klen, errors, gap):
+    """Whether an ordering of the antecedents of ``key`` with errors below ``errors - gap`` is known."""
+    e = find_pooled(smap, key, klen, hash_words(key[:klen]))
+    return e >= 0 and smap.fval[e] + gap < errors
+
+
+@njit(cache=True)
+def _keep(smap, key, klen, errors, gap):
+    """Whether a prefix over the antecedents of ``key`` erring ``errors`` may lead to a member (no ordering of them
+    erring less than ``errors - gap`` is known); records its errors when they are the least seen.  The caller
+    guarantees room (:func:`~optbb.corels.maps.map_short` is false)."""
+    h = hash_words(key[:klen])
+    e = find_pooled(smap, key, klen, h)
+    if e >= 0:
+        if smap.fval[e] + gap < errors:
+            return False
+        if errors < smap.fval[e]:
+            smap.fval[e] = errors
+        return True
+    fill, pool = smap.fill, smap.pool
+    e = fill[FILL_ENTRIES]
+    index_put(smap.index, find_pooled(smap, key, klen, h), e)
+    off = fill[FILL_WORDS]
+    pool[off] = np.uint64(klen)
+    for i in range(klen):
+        pool[off + 1 + i] = key[i]
+    smap.ehash[e], smap.eoff[e], smap.fval[e], smap.ival[e] = h, off, errors, -1
+    fill[FILL_ENTRIES] += 1
+    fill[FILL_WORDS] += klen + 1
+    return True
+
+
+@njit(cache=True)
+def run_chunk(data, w, store, heap, pairs, smap, st, fp, ip, best_prefix, work, hard):
     """Expand queued prefixes, least lower bound first (each evaluates all its children), until ``work`` prefixes
     are evaluated (at least one node when ``work`` > 0), never more than ``hard`` (NODE_STOP before a node that
     would pass it).  Returns DONE when the search is over, NEED_GROW (before an expansion) when the arrays lack
@@ -296,7 +352,10 @@ def run_chunk(data, w, store, heap, pairs, st, fp, ip, best_prefix, work, hard):
     k = Y.shape[0]
     mode = ip[P_MODE]
     L = ip[P_MAXLEN]
-    lam, limit, slack = fp[F_LAM], fp[F_LIMIT], fp[F_SLACK]
+    lam, limit, slack, support, gap = fp[F_LAM], fp[F_LIMIT], fp[F_SLACK], fp[F_SUPPORT], fp[F_GAP]
+    use_map = gap >= 0.0
+    sp = np.empty(L + 1, dtype=np.int64)
+    key = np.empty(L + 2, dtype=np.uint64)
     parent, rule = store.parent, store.rule
     U = np.empty(nw, dtype=np.uint64)
     tv = np.empty(nw, dtype=np.uint64)
@@ -320,18 +379,23 @@ def run_chunk(data, w, store, heap, pairs, st, fp, ip, best_prefix, work, hard):
             return NODE_STOP
         if parent.shape[0] - st[S_NODES] < m or heap.key.shape[0] - st[S_HEAP] < m or \
                 (mode == ENUMERATE and (store.ent_node.shape[0] - st[S_ENTRIES] < m
-                                        or pairs.err.shape[0] - st[S_PAIRS] < m)):
+                                        or pairs.err.shape[0] - st[S_PAIRS] < m)) or \
+                (use_map and map_short(smap, m, L + 1)):
             return NEED_GROW
         node, _, st[S_HEAP] = heap_pop(heap, st[S_HEAP])
         _path(parent, rule, node, path)
         err_p = _follow(data, w, path, d, U, cu, tv, cc)
+        if use_map:
+            sort_prefix(path, d, sp)
+            if d > 0 and _dominated(smap, key, _set_key(sp, d, key), err_p, gap):
+                continue  # a better ordering of its antecedents was met since it was queued
         for q in range(d):
             in_prefix[path[q]] = 1
         deeper = d + 1 < L
         n_touched = 0
         for s in range(m):
             captures, pred, rule_err, dpred, def_err = _extension(s, in_prefix, rules, U, Y, w, cu, cc, cd, tv)
-            if not captures:
+            if not captures or cc[pred] < support:
                 continue
             err_c = err_p + rule_err
             total = err_c + def_err
@@ -353,6 +417,8 @@ def run_chunk(data, w, store, heap, pairs, st, fp, ip, best_prefix, work, hard):
             if deeper:
                 lbc = (err_c + _minority_left(U, rules[s], z, w, tv)) / n + lam * (d + 2)
                 if (lbc - slack <= limit) if mode == ENUMERATE else (lbc - slack < fp[F_BEST]):
+                    if use_map and not _keep(smap, key, prefix_key(sp, d, s, key), err_c, gap):
+                        continue
                     child = st[S_NODES]
                     st[S_NODES] += 1
                     parent[child] = node
