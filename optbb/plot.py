@@ -193,7 +193,7 @@ def rashomon_objectives(rset, ax=None, bins: int = 30, title: str | None = None)
     ax.axvline(rset.bound, color="C3", linestyle=":", label=f"bound {rset.bound:.4g}")
     ax.set_xlabel("objective")
     ax.set_ylabel("models")
-    ax.set_title(title or f"Rashomon set of {rset.family}: {rset.count:.4g} models")
+    ax.set_title(title or f"Rashomon set of {rset.family}: {_count_text(rset.count)} models")
     ax.legend(loc="best", fontsize="small")
     return ax
 
@@ -226,7 +226,7 @@ def rashomon_feature_usage(rset, ax=None, top: int = 20, title: str | None = Non
     ax.set_yticks(range(len(share)), labels=[str(i) for i in share.index], fontsize="small")
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of the models using the feature")
-    ax.set_title(title or f"feature usage over {rset.count:.4g} {rset.family}")
+    ax.set_title(title or f"feature usage over {_count_text(rset.count)} {rset.family}")
     return ax
 
 
@@ -236,5 +236,11 @@ def rashomon_agreement(rset, ax=None, bins: int = 20, title: str | None = None):
     ax.hist(rset.agreement(), bins=bins, range=(0, 1) if bins else None)
     ax.set_xlabel("share of the models agreeing on the row")
     ax.set_ylabel("training rows")
-    ax.set_title(title or f"per-sample agreement over {rset.count:.4g} {rset.family}")
+    ax.set_title(title or f"per-sample agreement over {_count_text(rset.count)} {rset.family}")
     return ax
+
+
+def _count_text(count: int) -> str:
+    """A count as a title prints it: with thousands separators (``52,565``), in powers of ten beyond a billion
+    (``3.3e+13``)."""
+    return f"{count:,}" if count < 10 ** 9 else f"{count:.2g}"

@@ -580,3 +580,11 @@ def test_each_numeric_bound_switch_turns_its_bound_off():
         assert sum(off.counters[c] for c in work[name]) > sum(full.counters[c] for c in work[name]), name
     with pytest.raises(ValueError, match="not bounds of the numeric search"):
         solve_columns(X, y, 0.0, max_depth=3, ablation=("lookahead",))
+
+
+def test_cut_dataset_names_the_classes_of_y_by_default():
+    """Three classes without label_names: the classes are "0", "1", "2" (it said y was not binary)."""
+    X = np.array([[0.5], [1.5], [2.5], [3.5]])
+    data = cut_dataset(X, np.array([0, 1, 2, 1]))
+    assert data.label_names == ("0", "1", "2") and data.n_classes == 3
+    assert solve(data, 0.0, max_depth=2).objective == 0.0

@@ -420,3 +420,9 @@ def test_compas_three_rules_count_matches_a_direct_count(compas):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert rs.class_counts().sum(1).tolist() == [rs.count] * compas.n_samples
+
+
+def test_regularization_above_one_is_refused_as_by_the_tree_set():
+    A, y, _, _, max_length = many_lists()
+    with pytest.raises(ValueError, match="regularization"):
+        rashomon_set(dataset(A, y, 2), 1.5, epsilon=0.1, max_length=max_length)

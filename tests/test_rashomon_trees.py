@@ -405,3 +405,42 @@ def test_model_reliance_equals_the_switch_over_every_pair_of_rows():
                     loss += float(tree.predict(row[None, :])[0] != y[i])
         expected.append(loss / (n * (n - 1)) - float(np.mean(tree.predict(X) != y)))
     assert np.allclose(model_reliance(tree.predict, SwitchPlan.of(X, y)), expected)
+
+
+def test_listing_the_first_models_by_default_says_so():
+    """predict, to_frame and to_json read the first 1,000 models unless told otherwise, and warn when that leaves
+    some out; an explicit choice does not warn."""
+    from optbb.common.rashomon import DEFAULT_LISTED
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 2, (40, 6)).astype(np.uint8)
+    y = rng.integers(0, 2, 40).astype(np.uint8)
+    rs = rashomon_set(BinaryDataset(X, y, [f"f{j}" for j in range(6)]), 0.01, epsilon=1.0, max_depth=3)
+    assert rs.count > DEFAULT_LISTED
+    for call in (lambda: rs.predict(X), rs.to_frame, rs.to_json):
+        with pytest.warns(UserWarning, match=f"first {DEFAULT_LISTED} of the set's {rs.count} models"):
+            call()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert rs.predict(X, models=slice(0, 5)).shape == (5, 40)
+        assert len(rs.to_frame(models=[0, 1])) == 2
+
+
+def test_small_edges_of_a_set():
+    """An index below -count names itself; a positive epsilon over an optimum of 0 says it widens nothing; without
+    weights the levels' errors are counts (ints, as the rule lists'), feature usage an int64 Series, and a plot's
+    title writes the count in full."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from optbb import plot
+
+    rs = _small_set()
+    assert all(type(lv.errors) is int for lv in rs.levels)
+    assert rs.feature_usage().dtype == np.int64
+    assert f"{rs.count:,} models" in plot.rashomon_objectives(rs).get_title()
+    with pytest.raises(IndexError, match=f"index {-rs.count - 1} is out of range"):
+        rs[-rs.count - 1]
+    X = np.array([[0], [1], [0], [1]], np.uint8)
+    with pytest.warns(UserWarning, match="the optimum is 0, so epsilon widens nothing"):
+        zero = rashomon_set(BinaryDataset(X, X[:, 0], ["a"]), 0.0, epsilon=0.5, max_depth=2)
+    assert zero.optimum == 0 and zero.bound == 0

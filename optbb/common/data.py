@@ -213,15 +213,20 @@ def from_arrays(X, y, feature_names: Sequence[str] | None = None, sample_weight=
 
     ``label_names`` defaults to ``("0", "1")``, or ``("0", ..., str(k-1))`` when ``y`` holds a class index above 1."""
     if label_names is None:
-        top = np.max(_as_numeric(y, "y"), initial=1) if np.size(y) else 1
-        k = int(top) + 1 if float(top) == int(top) and top >= 1 else 2
-        label_names = tuple(str(j) for j in range(k))
+        label_names = default_label_names(y)
     if feature_names is None:
         if isinstance(X, pd.DataFrame):
             feature_names = [str(c) for c in X.columns]
         else:
             feature_names = [f"x{j}" for j in range(np.shape(X)[1] if np.ndim(X) == 2 else 0)]
     return BinaryDataset(X, y, list(feature_names), sample_weight, tuple(label_names))
+
+
+def default_label_names(y) -> tuple[str, ...]:
+    """``("0", "1")``, or ``("0", ..., str(k-1))`` when ``y`` holds a class index ``k - 1`` above 1."""
+    top = np.max(_as_numeric(y, "y"), initial=1) if np.size(y) else 1
+    k = int(top) + 1 if float(top) == int(top) and top >= 1 else 2
+    return tuple(str(j) for j in range(k))
 
 
 def from_dataframe(df: pd.DataFrame, label: str | None = None) -> BinaryDataset:

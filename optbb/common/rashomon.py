@@ -57,7 +57,11 @@ def check_bound(epsilon, bound) -> tuple[float | None, float | None]:
 
 
 def resolve_bound(optimum: float, epsilon: float | None, bound: float | None) -> float:
-    """The absolute bound: ``(1 + epsilon) * optimum``, or ``bound`` as given."""
+    """The absolute bound: ``(1 + epsilon) * optimum``, or ``bound`` as given.  A positive ``epsilon`` over an
+    optimum of 0 (no errors without regularization) widens nothing: a UserWarning says so."""
+    if epsilon is not None and epsilon > 0 and optimum == 0:
+        warnings.warn("the optimum is 0, so epsilon widens nothing ((1 + epsilon) * 0 = 0): the set holds the "
+                      "models of objective 0 only; give an absolute bound= to widen it", UserWarning, stacklevel=3)
     return (1.0 + epsilon) * optimum if epsilon is not None else bound
 
 
@@ -154,11 +158,11 @@ class RashomonSet:
     def _locate(self, i: int) -> tuple[int, int]:
         if not isinstance(i, (int, np.integer)) or isinstance(i, bool):
             raise TypeError(f"a Rashomon set is indexed by integers or slices, got {type(i).__name__}")
-        i = int(i)
+        given = i = int(i)
         if i < 0:
             i += self.count
         if not 0 <= i < self.count:
-            raise IndexError(f"index {i} is out of range for a set of {self.count} models")
+            raise IndexError(f"index {given} is out of range for a set of {self.count} models")
         level = bisect.bisect_right(self._starts, i) - 1
         return level, i - self._starts[level]
 
@@ -209,14 +213,25 @@ class RashomonSet:
         return np.array([max(row) / self.count for row in counts.tolist()], dtype=np.float64)
 
     def feature_usage(self) -> pd.Series:
-        """For each feature, how many models of the set use it (exact, without listing)."""
-        return pd.Series(list(self.backend.feature_usage()), index=list(self.backend.feature_names), dtype=object,
-                         name="models")
+        """For each feature, how many models of the set use it (exact, without listing): int64, or Python ints
+        (an object Series) for a set beyond 2**63 models."""
+        usage = [int(v) for v in self.backend.feature_usage()]
+        dtype = np.int64 if self.count < 2 ** 63 else object
+        return pd.Series(usage, index=list(self.backend.feature_names), dtype=dtype, name="models")
 
     # -- predictions --------------------------------------------------------------------------------------------
+    def _default_models(self, models, what: str):
+        """``models``, or when None the first :data:`DEFAULT_LISTED` models, with a UserWarning when that leaves
+        some out (``what``: the method's name)."""
+        if models is not None:
+            return models
+        if self.count > DEFAULT_LISTED:
+            warnings.warn(f"{what} reads the first {DEFAULT_LISTED} of the set's {self.count} models; pass models= "
+                          "(a slice or a list of indices, e.g. models=slice(None) for all) to choose them",
+                          UserWarning, stacklevel=3)
+        return slice(0, min(self.count, DEFAULT_LISTED))
+
     def _chosen(self, models) -> list:
-        if models is None:
-            models = slice(0, min(self.count, DEFAULT_LISTED))
         if isinstance(models, slice):
             return self[models]
         return [self[int(i)] for i in models]
@@ -224,7 +239,7 @@ class RashomonSet:
     def predict(self, X, models=None) -> np.ndarray:
         """``(n_models, n_rows)`` predictions of the chosen models (a slice or a list of indices; default the first
         :data:`DEFAULT_LISTED`) on the rows of ``X`` (the matrix the models read)."""
-        chosen = self._chosen(models)
+        chosen = self._chosen(self._default_models(models, "predict"))
         X = self._matrix(X)
         return np.array([self.backend.predict(m, X) for m in chosen])
 
@@ -262,8 +277,7 @@ class RashomonSet:
     def to_frame(self, models=None) -> pd.DataFrame:
         """One row per chosen model (default: the first :data:`DEFAULT_LISTED`): index, objective, size, errors,
         the features it uses and its text."""
-        if models is None:
-            models = slice(0, min(self.count, DEFAULT_LISTED))
+        models = self._default_models(models, "to_frame")
         idx = list(range(*models.indices(self.count))) if isinstance(models, slice) else [int(i) for i in models]
         rows = []
         for i in idx:
@@ -274,8 +288,9 @@ class RashomonSet:
         return pd.DataFrame(rows, columns=["index", "objective", "size", "errors", "features", "model"])
 
     def to_dict(self, models=None) -> dict:
-        """The set's summary (family, optimum, bound, status, count, levels) and the chosen models' dict forms."""
-        chosen = self._chosen(models)
+        """The set's summary (family, optimum, bound, status, count, levels) and the chosen models' dict forms
+        (default: the first :data:`DEFAULT_LISTED`, with a warning when that leaves some out)."""
+        chosen = self._chosen(self._default_models(models, "to_dict"))
         return {"family": self.family, "optimum": self.optimum, "bound": self.bound, "status": self.status.value,
                 "complete_below": self.complete_below, "regularization": self.regularization,
                 "count": str(self.count) if self.count >= 2 ** 53 else self.count,
@@ -285,7 +300,7 @@ class RashomonSet:
     def to_json(self, path=None, models=None, indent: int | None = None) -> str:
         """JSON of :meth:`to_dict`; written to ``path`` when given.  Each model reads back with its class's
         ``from_dict``."""
-        text = json.dumps(plain(self.to_dict(models)), indent=indent)
+        text = json.dumps(plain(self.to_dict(self._default_models(models, "to_json"))), indent=indent)
         if path is not None:
             with open(path, "w") as fh:
                 fh.write(text)

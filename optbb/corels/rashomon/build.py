@@ -58,7 +58,7 @@ def build_set(data: BinaryDataset, regularization: float, *, epsilon: float | No
     started = time.perf_counter() if started is None else started
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
-    lam = check_number("regularization", regularization, lo=0, caller="optbb.corels.rashomon_set")
+    lam = check_number("regularization", regularization, lo=0, hi=1, caller="optbb.corels.rashomon_set")
     epsilon, bound = check_bound(epsilon, bound)
     if max_length is not None:
         max_length = check_number("max_length", max_length, lo=0, integer=True, caller="optbb.corels.rashomon_set")

@@ -23,7 +23,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from ...common.data import BinaryDataset, check_targets
+from ...common.data import BinaryDataset, check_targets, default_label_names
 from ...common.jit import njit
 from ...common.validation import check_numeric_columns
 from ..model import CutMap, cut_threshold
@@ -246,10 +246,11 @@ def cut_map(columns: ColumnValues, column_names) -> CutMap:
     return CutMap(column_names, columns.binary, cols, thresholds)
 
 
-def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", "1"), *,
+def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=None, *,
                 columns: ColumnValues | None = None) -> CutDataset:
     """The dataset of every cut of ``X`` (numbers, a numpy array or DataFrame; 0/1 columns stay one feature each)
-    for labels ``y`` (class indices ``0 .. k-1``, ``k = len(label_names)``) and ``sample_weight``.
+    for labels ``y`` (class indices ``0 .. k-1``, ``k = len(label_names)``; default ``"0" .. str(k - 1)`` with
+    ``k`` the largest index plus one, at least 2) and ``sample_weight``.
     ``feature_names`` name the columns (default: the DataFrame's, else ``x0, x1, ...``).  A ValueError names a
     column that holds text, categories, NaN or infinity, or a label or weight out of place.  ``columns``:
     ``column_values(X, sample_weight)`` when already known."""
@@ -260,6 +261,8 @@ def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=("0", 
     names = names if names is not None else [f"x{j}" for j in range(Xf.shape[1])]
     if len(names) != Xf.shape[1]:
         raise ValueError(f"feature_names has {len(names)} names but X has {Xf.shape[1]} columns")
+    if label_names is None:
+        label_names = default_label_names(y)
     label_names = tuple(str(n) for n in label_names)
     y, w = check_targets(y, Xf.shape[0], sample_weight, max(2, len(label_names)))
     columns = column_values(Xf, w) if columns is None else columns

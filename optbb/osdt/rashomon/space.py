@@ -64,8 +64,8 @@ class Amounts:
         self.all = pack_rows(np.ones((1, n), dtype=bool))[0]
 
     def weight(self, units: int) -> float:
-        """The weight of ``units`` units, correctly rounded."""
-        return float(units * self.unit) if self.weighted else float(units)
+        """The weight of ``units`` units, correctly rounded (the count of rows, an int, without weights)."""
+        return float(units * self.unit) if self.weighted else int(units)
 
     def rows(self, words: np.ndarray) -> np.ndarray:
         """Indices of the rows of a support (its words)."""
