@@ -15,8 +15,8 @@ from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, ParamNamesMixin, MultiClassTagsMixin,
                                  Number, display_names, validate_fit_input, validate_predict_input)
 from ..common.weights import combined_weights
-from .numeric.cuts import CutDataset, cut_dataset
-from .solve import OPTION_CONSTRAINTS, solve
+from .numeric.cuts import CutDataset, checked_cut_dataset
+from .solve import OPTION_CONSTRAINTS, solve_checked
 from .rashomon.build import rashomon_set as tree_rashomon_set
 
 
@@ -87,11 +87,13 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
         if Xc.dtype == np.uint8:
             data = BinaryDataset(Xc, y_enc, names, weights, labels)
         else:  # every threshold of each numeric column: the trees read the raw columns
-            data = cut_dataset(Xc, y_enc, names, weights, labels)
-        result = solve(data, self.regularization, search=self.search, policy=self.policy, ablation=self.ablation,
-                       initial_tree=self.initial_tree, upper_bound=self.upper_bound, max_depth=self.max_depth,
-                       max_leaves=self.max_leaves, time_limit=self.time_limit, node_limit=self.node_limit,
-                       memory_limit=self.memory_limit, verbose=self.verbose, started=started)
+            data = checked_cut_dataset(Xc, y_enc, names, weights, labels)
+        # the options are checked with the parameters (_validate_params)
+        result = solve_checked(data, self.regularization, search=self.search, policy=self.policy,
+                               ablation=self.ablation, initial_tree=self.initial_tree, upper_bound=self.upper_bound,
+                               max_depth=self.max_depth, max_leaves=self.max_leaves, time_limit=self.time_limit,
+                               node_limit=self.node_limit, memory_limit=self.memory_limit, verbose=self.verbose,
+                               started=started)
         if isinstance(data, CutDataset):
             data.release()
         self._data = data  # what rashomon_set searches again

@@ -79,6 +79,18 @@ def solve(data: BinaryDataset, regularization: float, *, search: str = "auto", p
     check_params(OPTION_CONSTRAINTS, {"policy": policy, "ablation": ablation, "initial_tree": initial_tree,
                                       "max_depth": max_depth, "max_leaves": max_leaves, "upper_bound": upper_bound,
                                       "search": search}, "optbb.osdt.solve")
+    return solve_checked(data, regularization, search=search, policy=policy, ablation=ablation,
+                         initial_tree=initial_tree, upper_bound=upper_bound, max_depth=max_depth,
+                         max_leaves=max_leaves, time_limit=time_limit, node_limit=node_limit,
+                         memory_limit=memory_limit, verbose=verbose, started=started)
+
+
+def solve_checked(data: BinaryDataset, regularization: float, *, search: str, policy: str, ablation,
+                  initial_tree: str | None, upper_bound: float | None, max_depth: int | None,
+                  max_leaves: int | None, time_limit: float | None, node_limit: int | None, memory_limit,
+                  verbose: int, started: float) -> SearchResult:
+    """:func:`solve` with its options already checked against :data:`OPTION_CONSTRAINTS` (``OSDTClassifier`` checks
+    them with its parameters): the route, then the engine."""
     max_depth = _within_features(max_depth, data.n_features)
     leaf_set_options = {"policy": policy != "curiosity", "ablation": isinstance(ablation, str) or bool(ablation),
                         "upper_bound": upper_bound is not None, "max_leaves": max_leaves is not None}

@@ -263,7 +263,14 @@ def cut_dataset(X, y, feature_names=None, sample_weight=None, label_names=None, 
         raise ValueError(f"feature_names has {len(names)} names but X has {Xf.shape[1]} columns")
     if label_names is None:
         label_names = default_label_names(y)
+    return checked_cut_dataset(Xf, y, names, sample_weight, label_names, columns)
+
+
+def checked_cut_dataset(X: np.ndarray, y, names, sample_weight, label_names,
+                        columns: ColumnValues | None = None) -> CutDataset:
+    """:func:`cut_dataset` of columns already checked (float64, finite; an estimator's ``fit`` checks them first):
+    only the labels and weights are checked here."""
     label_names = tuple(str(n) for n in label_names)
-    y, w = check_targets(y, Xf.shape[0], sample_weight, max(2, len(label_names)))
-    columns = column_values(Xf, w) if columns is None else columns
-    return CutDataset(Xf, y, names, w, label_names, columns)
+    y, w = check_targets(y, X.shape[0], sample_weight, max(2, len(label_names)))
+    columns = column_values(X, w) if columns is None else columns
+    return CutDataset(X, y, list(names), w, label_names, columns)
