@@ -6,6 +6,8 @@ rows reaching each node), against today's binary dp on a matrix of every cut bui
 0/1 data (binary columns take exactly the former path)."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 from optbb import export
 from optbb.common.data import BinaryDataset
+from optbb.corels import CorelsClassifier
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
 from optbb.osdt.numeric.engine import ABLATIONS as NUMERIC_BOUNDS
 from optbb.osdt.numeric.engine import solve_cuts
@@ -284,6 +287,60 @@ def test_numpy_text_and_missing_values_name_the_column():
     X01 = pd.DataFrame({"a": [0.5, 1.5, 2.5, 3.5], "c": pd.Categorical([0, 1, 1, 0])})
     assert OSDTClassifier(max_depth=1).fit(X01, [0, 1, 1, 0]).score(X01, [0, 1, 1, 0]) == 1
     assert OSDTClassifier(max_depth=1).fit(X[[0, 2]][:, :1], [0, 1]).predict(np.array([[0.6]])).tolist() == [0]
+
+
+
+def test_numbers_in_object_columns_are_numbers():
+    """pandas 3 counts the object dtype as a string dtype: an object column of numbers was refused as categorical."""
+    X = pd.DataFrame({"a": [1, 2, 3, 4, 5, 6], "b": [2.5, 3.5, 1.5, .5, 2, 9]})
+    y = [0, 1, 0, 1, 1, 0]
+    as_numbers = OSDTClassifier(regularization=0, max_depth=2).fit(X, y)
+    as_objects = OSDTClassifier(regularization=0, max_depth=2).fit(X.astype(object), y)
+    assert as_objects.tree_ == as_numbers.tree_
+    assert np.array_equal(as_objects.predict(X.astype(object)), as_numbers.predict(X))
+    mixed = X.astype(object).assign(b=["2.5", "x", "1.5", ".5", "2", "9"])
+    with pytest.raises(ValueError, match=r"column 'b' is categorical"):
+        OSDTClassifier(regularization=0, max_depth=2).fit(mixed, y)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_tree_reads_a_frame_by_column_name_and_refuses_nan(iris, seed):
+    """A tree (the estimator's ``tree_``, or read back from JSON) read a DataFrame by position, so columns in
+    another order gave other predictions, and a NaN went silently down the 'else' branch."""
+    X, y = iris
+    clf = OSDTClassifier(regularization=0.005, max_depth=3).fit(X, y)
+    order = np.random.default_rng(seed).permutation(X.shape[1])
+    shuffled = X.iloc[:, order]
+    for tree in (clf.tree_, export.from_json(clf.tree_.to_json())):
+        assert np.array_equal(tree.predict(shuffled), clf.predict(X))
+        assert np.allclose(tree.predict_proba(shuffled), clf.predict_proba(X))
+        with pytest.raises(ValueError, match="lacks 1 of the model's columns \\('petal_length'\\)"):
+            tree.predict(X.drop(columns="petal_length"))
+        missing = X.copy()
+        missing.iloc[4, 2] = np.nan
+        for rows in (missing, missing.to_numpy()):
+            with pytest.raises(ValueError, match=r"NaN in column 'petal_length' \(row 4\)"):
+                tree.predict(rows)
+        assert np.array_equal(tree.predict(X.to_numpy()), clf.predict(X))  # a matrix is read by position
+
+
+def test_binary_trees_and_rule_lists_read_a_frame_by_column_name():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.integers(0, 2, (200, 5)), columns=list("abcde"))
+    y = (X["a"] & ~X["c"]) | X["e"]
+    shuffled = X[["e", "d", "c", "b", "a"]]
+    tree = OSDTClassifier(regularization=0.01).fit(X, y).tree_
+    rules = CorelsClassifier(regularization=0.01).fit(X, y).rule_list_
+    for model in (tree, export.from_json(tree.to_json()), rules, export.from_json(rules.to_json())):
+        assert np.array_equal(model.predict(shuffled), model.predict(X.to_numpy()))
+
+
+def test_huge_values_give_no_overflow_warning():
+    X = np.array([[1e308, 1], [-1e308, 2], [0, 3], [5, 1], [1e308, 7], [2, 2]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = OSDTClassifier(regularization=0, max_depth=2).fit(X, [0, 1, 0, 1, 0, 1])
+    assert clf.score(X, [0, 1, 0, 1, 0, 1]) == 1 and clf.result_.objective == 0
 
 
 # ---------------------------------------------------------------------------------------------------------------

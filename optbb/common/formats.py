@@ -13,6 +13,7 @@ import math
 import numbers
 
 import numpy as np
+import pandas as pd
 
 from .data import check_binary
 
@@ -136,10 +137,29 @@ def first_match(hits, n: int) -> np.ndarray:
     return out
 
 
-def binary_rows(X, n_features: int | None) -> np.ndarray:
+def columns_by_name(X, names):
+    """``X`` with a DataFrame's columns taken by the model's column ``names``, whatever their order in the frame (a
+    ValueError names those it lacks); a frame holding none of the names (e.g. a model fitted on an unnamed matrix),
+    and anything else, is read by position as given."""
+    if not isinstance(X, pd.DataFrame) or not names:
+        return X
+    cols = [str(c) for c in X.columns]
+    if cols == [str(n) for n in names]:
+        return X
+    where = {c: j for j, c in enumerate(cols)}
+    missing = [str(n) for n in names if str(n) not in where]
+    if len(missing) == len(names):
+        return X
+    if missing:
+        raise ValueError(f"X lacks {len(missing)} of the model's columns ({', '.join(map(repr, missing[:5]))}"
+                         f"{', ...' if len(missing) > 5 else ''}); the model reads its columns by name")
+    return X.iloc[:, [where[str(n)] for n in names]]
+
+
+def binary_rows(X, n_features: int | None, names=None) -> np.ndarray:
     """``X`` as a 2-D array of raw 0/1 features with ``n_features`` columns (any number when None), or a ValueError
-    naming what is wrong with it."""
-    X = np.asarray(X)
+    naming what is wrong with it; a DataFrame's columns are taken by ``names`` (:func:`columns_by_name`)."""
+    X = np.asarray(columns_by_name(X, names))
     if n_features is not None and (X.ndim != 2 or X.shape[1] != n_features):
         raise ValueError(f"X must have {n_features} feature columns, got shape {X.shape}")
     if X.ndim != 2:

@@ -361,7 +361,9 @@ def _refuse_categories(X) -> None:
     if isinstance(X, pd.DataFrame):
         for j, (name, col) in enumerate(X.items()):
             dtype = col.dtype
-            declared = isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype)
+            # pandas 3 counts object as a string dtype: an object column is declared nothing, its values decide
+            declared = isinstance(dtype, pd.CategoricalDtype) or (dtype != object
+                                                                  and pd.api.types.is_string_dtype(dtype))
             if not (declared or dtype == object):
                 continue
             values = col.astype(object)

@@ -84,7 +84,7 @@ class RuleList(JsonForm):
 
     def capture(self, X) -> np.ndarray:
         """Index of the rule that classifies each row of a raw 0/1 feature matrix (``len(self)``: the default)."""
-        X = binary_rows(X, len(self.feature_names))
+        X = binary_rows(X, len(self.feature_names), self.feature_names)
         if any(not r.features for r in self.rules):
             raise ValueError("this rule list does not know its antecedents' literals (an old JSON file?); use "
                              "capture_antecedents / predict_antecedents on the antecedent matrix")

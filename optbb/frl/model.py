@@ -66,7 +66,7 @@ class FallingRuleList(JsonForm):
 
     def capture(self, X) -> np.ndarray:
         """``capt(x, d)``: index of the first rule each row satisfies (``len(self)`` for the else clause)."""
-        X = binary_rows(X, len(self.feature_names) or None)
+        X = binary_rows(X, len(self.feature_names) or None, self.feature_names)
         return first_match((a.evaluate(X).astype(bool) for a in self.antecedents), X.shape[0])
 
     def rule_probability(self, X) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from ..common.formats import (JsonForm, as_counts, as_int, as_labels, as_list, as_str_list, binary_rows,
-                              class_labels, dot_escape, json_label, latex_escape, plain, reader)
+                              class_labels, columns_by_name, dot_escape, json_label, latex_escape, plain, reader)
 from ..common.proba import binary_counts, smoothed_probabilities
 from ..preprocessing.thresholds import shortest_decimal
 from .support import leaf_stats
@@ -102,6 +102,11 @@ class CutMap:
         if X.ndim != 2 or X.shape[1] != self.n_columns:
             raise ValueError(f"X must have {self.n_columns} feature columns, got shape {X.shape}")
         out = np.empty((X.shape[0], self.n_features), dtype=np.uint8)
+        missing = np.isnan(X)
+        if missing.any():
+            i, c = (int(v) for v in np.argwhere(missing)[0])
+            raise ValueError(f"X contains NaN in column {self.column_names[c]!r} (row {i}): a tree over thresholds "
+                             "needs a value in every cell; impute or drop the missing values first")
         for f, (c, t) in enumerate(zip(self.columns, self.thresholds)):
             x = X[:, c]
             if t is None:
@@ -205,7 +210,10 @@ class Tree(JsonForm):
     def leaf_index(self, X) -> np.ndarray:
         """Index of the leaf capturing each row of a 0/1 matrix, or of the raw rows of a tree with ``cuts`` (-1 if
         none, which cannot happen for a tree)."""
-        X = binary_rows(X, len(self.feature_names) or None) if self.cuts is None else self.cuts.transform(X)
+        if self.cuts is None:
+            X = binary_rows(X, len(self.feature_names) or None, self.feature_names)
+        else:
+            X = self.cuts.transform(columns_by_name(X, self.cuts.column_names))
         used = self.features_used()
         col = {f: i for i, f in enumerate(used)}
         W = np.zeros((len(used), len(self.leaves)), dtype=np.float32)

@@ -86,9 +86,10 @@ def _orders(Xt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m, n = Xt.shape
     lo, hi = Xt.min(axis=1), Xt.max(axis=1)
     whole = (np.abs(lo) < 2.0 ** 52) & (np.abs(hi) < 2.0 ** 52) & np.all(Xt == np.floor(Xt), axis=1)
-    counted = whole & (hi - lo < 4 * n + 1024)
-    span = np.where(counted, hi - lo + 1, 0).astype(np.int64)
-    radix = whole & ~counted & (hi - lo < _RADIX_SPAN)
+    gap = np.subtract(hi, lo, out=np.full(m, np.inf), where=whole)  # -1e308 .. 1e308 would overflow
+    counted = whole & (gap < 4 * n + 1024)
+    span = np.where(counted, gap + 1, 0).astype(np.int64)
+    radix = whole & ~counted & (gap < _RADIX_SPAN)
     rest = ~(counted | radix)
     by_value = np.empty((m, n) if (radix | rest).any() else (m, 0), dtype=np.intp)
     if radix.any():
