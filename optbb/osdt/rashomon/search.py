@@ -148,7 +148,27 @@ def new_node(nodes, data, rows, st, fs, buf, h, slot):
         keys[e, k] = buf[k]
     nodes.ehash[e] = h
     index_put(nodes.index, slot, e)
-    amount = best = size = minority = label = 0
+    label, errors = leaf_of(buf, W, data, rows, st, fs)
+    size = minority = 0
+    for k in range(W):
+        size += popcount64(buf[k])
+        minority += layered(buf[k], zbits, 0, k, mult)
+    ints, vals = nodes.ints, nodes.vals
+    ints[e, N_SIZE], ints[e, N_ERRORS], ints[e, N_LABEL], ints[e, N_MINORITY] = size, errors, label, minority
+    ints[e, N_STATE] = UNSOLVED
+    ints[e, N_PAIR_OFF] = ints[e, N_PAIR_LEN] = ints[e, N_OPT_OFF] = ints[e, N_OPT_LEN] = 0
+    vals[e, V_OPT], vals[e, V_BUDGET], vals[e, V_WANT] = 0.0, -INF, -INF
+    ints[e, N_SIDES] = -1
+    st[S_NODES] = e + 1
+    return e
+
+
+@njit(cache=True)
+def leaf_of(buf, W, data, rows, st, fs):
+    """``(label, errors)`` of a leaf over the support ``buf``: its majority class (ties to the larger class; classes
+    within ``fs[F_MARGIN]`` units of the largest told apart by their float sums in row order) and the units of the
+    other classes."""
+    amount = best = label = 0
     second = -1
     for c in range(st[S_K]):
         a = class_units(buf, W, data, c)
@@ -160,17 +180,7 @@ def new_node(nodes, data, rows, st, fs, buf, h, slot):
     margin = fs[F_MARGIN]
     if margin >= 0 and best - second <= margin:
         label, best = float_majority(buf, W, data, rows, st[S_K], best - margin)
-    for k in range(W):
-        size += popcount64(buf[k])
-        minority += layered(buf[k], zbits, 0, k, mult)
-    ints, vals = nodes.ints, nodes.vals
-    ints[e, N_SIZE], ints[e, N_ERRORS], ints[e, N_LABEL], ints[e, N_MINORITY] = size, amount - best, label, minority
-    ints[e, N_STATE] = UNSOLVED
-    ints[e, N_PAIR_OFF] = ints[e, N_PAIR_LEN] = ints[e, N_OPT_OFF] = ints[e, N_OPT_LEN] = 0
-    vals[e, V_OPT], vals[e, V_BUDGET], vals[e, V_WANT] = 0.0, -INF, -INF
-    ints[e, N_SIDES] = -1
-    st[S_NODES] = e + 1
-    return e
+    return label, amount - best
 
 
 @njit(cache=True, inline="always")
@@ -247,7 +257,7 @@ def ask(nodes, data, rows, frames, st, fs):
     elif e < 0 and st[S_NODES] >= nodes.ints.shape[0]:
         st[S_NEED] = NEED_NODES
         code = NEED_MEMORY
-    elif sides_full(nodes, data, st):
+    elif d > 1 and sides_full(nodes, data, st):
         code = NEED_MEMORY
     else:
         if e < 0:
@@ -257,11 +267,59 @@ def ask(nodes, data, rows, frames, st, fs):
         best = leaf_cost(nodes, fs, e)
         if d == 0 or not splits_can_help(nodes, fs, e, best):
             settle(nodes, st, fs, e, best, EXACT)
+        elif d == 1:
+            settle(nodes, st, fs, e, min(best, best_stump(nodes, data, rows, frames.buf, st, fs, e)), EXACT)
         else:
             if nodes.ints[e, N_SIDES] < 0:
                 count_sides(nodes, data, st, e)
             push(frames, st, e, d, cutoff, best)
     return code
+
+
+@njit(cache=True)
+def best_stump(nodes, data, rows, buf, st, fs, e):
+    """The least cost of a split of subproblem ``e`` into two leaves (inf when no split has two non-empty sides),
+    counted directly rather than asked of its leaves (a subproblem of depth budget 1 has as many as the features,
+    and they are as many as the features times the splits above): for each feature the units of each class on the
+    one side, the zero side's being the rest (each side's errors as :func:`leaf_of` counts them); ``buf`` is scratch.
+    The leaves are not subproblems: the node limit counts the evaluation once."""
+    W = nodes.rows.shape[1] - 1
+    K, L, x = st[S_K], data.mult.shape[0], data.xbits
+    total, lam = fs[F_TOTAL], fs[F_LAM]
+    size, least = nodes.ints[e, N_SIZE], INF
+    for f in range(x.shape[0]):
+        n1 = 0
+        for k in range(W):
+            n1 += popcount64(nodes.rows[e, k] & x[f, k])
+        if n1 == 0 or n1 == size:
+            continue
+        e1 = stump_side(nodes, data, rows, buf, st, fs, e, f, True, K, L, W)
+        e0 = stump_side(nodes, data, rows, buf, st, fs, e, f, False, K, L, W)
+        least = min(least, (e0 / total + lam) + (e1 / total + lam))
+    return least
+
+
+@njit(cache=True, inline="always")
+def stump_side(nodes, data, rows, buf, st, fs, e, f, one, K, L, W):
+    """The errors (units) of the leaf over one side of subproblem ``e`` split on ``f``: the largest class by units
+    (ties to the larger class), or by :func:`leaf_of` when two classes are within ``fs[F_MARGIN]`` units."""
+    amount = best = 0
+    second = -1
+    for c in range(K):
+        a = 0
+        for k in range(W):
+            word = nodes.rows[e, k] & data.xbits[f, k] if one else nodes.rows[e, k] & ~data.xbits[f, k]
+            a += layered(word, data.ybits, c * L, k, data.mult)
+        amount += a
+        if a >= best:
+            best, second = a, best
+        elif a > second:
+            second = a
+    if fs[F_MARGIN] >= 0 and best - second <= fs[F_MARGIN]:
+        for k in range(W):
+            buf[k] = nodes.rows[e, k] & data.xbits[f, k] if one else nodes.rows[e, k] & ~data.xbits[f, k]
+        return leaf_of(buf, W, data, rows, st, fs)[1]
+    return amount - best
 
 
 @njit(cache=True, inline="always")
