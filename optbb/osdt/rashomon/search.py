@@ -281,45 +281,48 @@ def best_stump(nodes, data, rows, buf, st, fs, e):
     """The least cost of a split of subproblem ``e`` into two leaves (inf when no split has two non-empty sides),
     counted directly rather than asked of its leaves (a subproblem of depth budget 1 has as many as the features,
     and they are as many as the features times the splits above): for each feature the units of each class on the
-    one side, the zero side's being the rest (each side's errors as :func:`leaf_of` counts them); ``buf`` is scratch.
-    The leaves are not subproblems: the node limit counts the evaluation once."""
+    one side, with two classes the zero side's being the rest (each side's errors as :func:`leaf_of` counts them);
+    ``buf`` is scratch.  The leaves are not subproblems: the node limit counts the evaluation once."""
     W = nodes.rows.shape[1] - 1
     K, L, x = st[S_K], data.mult.shape[0], data.xbits
-    total, lam = fs[F_TOTAL], fs[F_LAM]
+    total, lam, margin = fs[F_TOTAL], fs[F_LAM], fs[F_MARGIN]
     size, least = nodes.ints[e, N_SIZE], INF
+    whole0 = whole1 = 0
+    if K == 2:
+        for k in range(W):
+            whole0 += layered(nodes.rows[e, k], data.ybits, 0, k, data.mult)
+            whole1 += layered(nodes.rows[e, k], data.ybits, L, k, data.mult)
     for f in range(x.shape[0]):
         n1 = 0
         for k in range(W):
             n1 += popcount64(nodes.rows[e, k] & x[f, k])
         if n1 == 0 or n1 == size:
             continue
-        e1 = stump_side(nodes, data, rows, buf, st, fs, e, f, True, K, L, W)
-        e0 = stump_side(nodes, data, rows, buf, st, fs, e, f, False, K, L, W)
+        if K == 2:
+            a0 = a1 = 0
+            for k in range(W):
+                word = nodes.rows[e, k] & x[f, k]
+                a0 += layered(word, data.ybits, 0, k, data.mult)
+                a1 += layered(word, data.ybits, L, k, data.mult)
+            b0, b1 = whole0 - a0, whole1 - a1
+            e1 = min(a0, a1) if margin < 0 or abs(a0 - a1) > margin else \
+                side_errors(nodes, data, rows, buf, st, fs, e, f, True, W)
+            e0 = min(b0, b1) if margin < 0 or abs(b0 - b1) > margin else \
+                side_errors(nodes, data, rows, buf, st, fs, e, f, False, W)
+        else:
+            e1 = side_errors(nodes, data, rows, buf, st, fs, e, f, True, W)
+            e0 = side_errors(nodes, data, rows, buf, st, fs, e, f, False, W)
         least = min(least, (e0 / total + lam) + (e1 / total + lam))
     return least
 
 
 @njit(cache=True, inline="always")
-def stump_side(nodes, data, rows, buf, st, fs, e, f, one, K, L, W):
-    """The errors (units) of the leaf over one side of subproblem ``e`` split on ``f``: the largest class by units
-    (ties to the larger class), or by :func:`leaf_of` when two classes are within ``fs[F_MARGIN]`` units."""
-    amount = best = 0
-    second = -1
-    for c in range(K):
-        a = 0
-        for k in range(W):
-            word = nodes.rows[e, k] & data.xbits[f, k] if one else nodes.rows[e, k] & ~data.xbits[f, k]
-            a += layered(word, data.ybits, c * L, k, data.mult)
-        amount += a
-        if a >= best:
-            best, second = a, best
-        elif a > second:
-            second = a
-    if fs[F_MARGIN] >= 0 and best - second <= fs[F_MARGIN]:
-        for k in range(W):
-            buf[k] = nodes.rows[e, k] & data.xbits[f, k] if one else nodes.rows[e, k] & ~data.xbits[f, k]
-        return leaf_of(buf, W, data, rows, st, fs)[1]
-    return amount - best
+def side_errors(nodes, data, rows, buf, st, fs, e, f, one, W):
+    """The errors (units) of the leaf over one side of subproblem ``e`` split on ``f``, by :func:`leaf_of` (``buf``
+    holds the side's support)."""
+    for k in range(W):
+        buf[k] = nodes.rows[e, k] & data.xbits[f, k] if one else nodes.rows[e, k] & ~data.xbits[f, k]
+    return leaf_of(buf, W, data, rows, st, fs)[1]
 
 
 @njit(cache=True, inline="always")
