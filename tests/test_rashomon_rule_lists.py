@@ -13,10 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.stats import chi2
 
+from optbb.common import driver
 from optbb.common.data import BinaryDataset
 from optbb.common.rashomon import RashomonSet, within
 from optbb.common.result import Status
 from optbb.corels import CorelsClassifier, rashomon_set
+from optbb.corels.rashomon import kernel as K
 from twins.rule_lists_rashomon import count_members, evaluate, rashomon_members
 
 
@@ -336,6 +338,32 @@ def test_ctrl_c_returns_the_members_found(all_lists, monkeypatch):
     monkeypatch.setattr(limits, "InterruptGuard", CtrlC)
     A, y, lam, bound, max_length = many_lists()
     rs = rashomon_set(dataset(A, y, 2), lam, bound=bound, max_length=max_length)
+    check_partial(rs, Status.INTERRUPTED, all_lists)
+
+
+def test_ctrl_c_in_the_last_chunk_of_a_stage_ends_the_set(all_lists, monkeypatch):
+    """A signal that arrived in the chunk that finished a stage of a staged set (under a limit) was lost: the next
+    stages ran on, and the set came back whole (OPTIMAL).  It now ends the set after that stage, INTERRUPTED and
+    complete up to it."""
+    import signal
+
+    from optbb.corels.rashomon.engine import Search
+
+    step, stages = Search.step, []
+
+    def step_then_ctrl_c(self, work):
+        code = step(self, work)
+        if code == driver.DONE and self.mode == K.ENUMERATE:
+            stages.append(self.limit)
+            if len(stages) == 1:
+                signal.raise_signal(signal.SIGINT)
+        return code
+
+    monkeypatch.setattr(Search, "step", step_then_ctrl_c)
+    A, y, lam, bound, max_length = many_lists()
+    rs = rashomon_set(dataset(A, y, 2), lam, bound=bound, max_length=max_length, time_limit=600)
+    assert len(stages) == 1 and rs.status is Status.INTERRUPTED
+    assert rs.complete_below == pytest.approx(rs.optimum) and rs.complete_below < rs.bound
     check_partial(rs, Status.INTERRUPTED, all_lists)
 
 

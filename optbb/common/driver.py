@@ -152,6 +152,8 @@ def run_search(engine: Engine, limits: Limits, verbose: int = 0, interrupted: bo
                     lower = trace.sample(now, engine.incumbent(), engine.lower_bound, engine.queue_size(),
                                          engine.nodes())
                 progress.update(engine.nodes(), engine.incumbent(), lower, engine.queue_size(), memory)
+            # a signal in the last chunk ends no search but should end a caller's sequence of them
+            engine.signalled = guard.interrupted
     finally:  # a second Ctrl-C (KeyboardInterrupt from the guard) aborts, as documented
         progress.close()
     model, objective, lower, counters = engine.finish(status)

@@ -8,6 +8,7 @@ import warnings
 from typing import Callable
 
 from ...common import driver
+from ...common import limits as _limits
 from ...common.data import BinaryDataset
 from ...common.limits import Limits
 from ...common.rashomon import BOUND_TOLERANCE, RashomonSet, check_bound, resolve_bound
@@ -56,16 +57,21 @@ def build_set(data: BinaryDataset, regularization: float, *, epsilon: float | No
     """:func:`rashomon_set`, with the models' ``classes`` and a ``model_hook`` finishing each (the estimator's);
     ``started``: when the clock started (a ``time.perf_counter()``, default now)."""
     started = time.perf_counter() if started is None else started
+    with _limits.InterruptGuard() as guard:  # a signal between the searches (each has its own guard) is kept too
+        return _build(data, regularization, epsilon, bound, max_length, Limits(time_limit, node_limit, memory_limit),
+                      verbose, classes, model_hook, Phases(started, guard))
+
+
+def _build(data: BinaryDataset, regularization: float, epsilon, bound, max_length, limits: Limits, verbose: int,
+           classes, model_hook, phases: "Phases") -> RashomonSet:
     if not isinstance(data, BinaryDataset):
         raise TypeError(f"data must be a BinaryDataset, got {type(data).__name__}")
     lam = check_number("regularization", regularization, lo=0, hi=1, caller="optbb.corels.rashomon_set")
     epsilon, bound = check_bound(epsilon, bound)
     if max_length is not None:
         max_length = check_number("max_length", max_length, lo=0, integer=True, caller="optbb.corels.rashomon_set")
-    limits = Limits(time_limit, node_limit, memory_limit)
     problem = Problem(data, lam)
     L = problem.m if max_length is None else min(max_length, problem.m)
-    phases = Phases(started)
     counters = phases.counters
     staged = limits.time_limit is not None or limits.node_limit is not None
     optimum, certified = math.nan, False
@@ -88,7 +94,7 @@ def build_set(data: BinaryDataset, regularization: float, *, epsilon: float | No
     if staged and certified and limit_bound > optimum:
         levels = [optimum + share * (limit_bound - optimum) for share in STAGES]
     search, complete_below, status = _enumerate(problem, L, levels, optimum if certified else None, limits, phases,
-                                                verbose, None if (epsilon is not None or staged) else started)
+                                                verbose, None if (epsilon is not None or staged) else phases.started)
     backend = RuleListLevels(problem, search, classes, model_hook)
     counters.update(search.counters())
     if not certified:
@@ -134,12 +140,14 @@ def _optimum(problem: Problem, L: int, limits: Limits, phases: "Phases", verbose
             best = problem.build(prefix).objective
             return best, Status.OPTIMAL, best
         left, stop = limits.left(phases.elapsed(), phases.counters["nodes"])
+        if res.status is Status.INTERRUPTED:
+            phases.signalled, left, stop = True, None, Status.INTERRUPTED
         if left is None:  # its best list (if it fits) and its bound (the optimum of all lists is at most this one)
             return (problem.build(prefix if fits else []).objective, stop, res.lower_bound)
         limits, since = left, None
     search = Search(problem, L, K.OPTIMUM, problem.build([]).objective, limits.node_limit)
-    res = driver.run_search(search, limits, verbose, started=since)
-    phases.spent(res.counters)
+    res = driver.run_search(search, limits, verbose, interrupted=phases.interrupted(), started=since)
+    phases.spent(res.counters, search)
     return res.objective, res.status, res.lower_bound
 
 
@@ -151,6 +159,9 @@ def _enumerate(problem: Problem, L: int, levels: list, optimum: float | None, li
     complete below the least bound still queued)."""
     kept, complete, status = None, -math.inf, Status.OPTIMAL
     for level in levels:
+        if kept is not None and phases.interrupted():  # a signal in the last chunk of the stage before, or after it
+            status = Status.INTERRUPTED
+            break
         limit = level + BOUND_TOLERANCE * max(1.0, abs(level))  # optbb.common.rashomon.within
         left, stop = limits.left(phases.elapsed(), phases.counters["nodes"])
         search = Search(problem, L, K.ENUMERATE, limit, None if left is None else left.node_limit, optimum)
@@ -158,8 +169,8 @@ def _enumerate(problem: Problem, L: int, levels: list, optimum: float | None, li
             search.start()
             status = stop
         else:
-            res = driver.run_search(search, left, verbose, started=started)
-            phases.spent(res.counters)
+            res = driver.run_search(search, left, verbose, interrupted=phases.interrupted(), started=started)
+            phases.spent(res.counters, search)
             status = res.status
         reached = search.complete_below(level)
         if kept is None or reached >= complete:
@@ -171,13 +182,21 @@ def _enumerate(problem: Problem, L: int, levels: list, optimum: float | None, li
 
 class Phases:
     """What the searches of one call (the optimum's, the enumeration's) spent together, the common counters: nodes,
-    kernel loading and peak memory, and the seconds since the start (what ``Limits.left`` takes)."""
+    kernel loading and peak memory, and the seconds since the start (what ``Limits.left`` takes); and whether a
+    signal arrived, between the searches (``guard``, the call's) or in a search's last chunk, which ended it
+    nonetheless."""
 
-    def __init__(self, started: float):
+    def __init__(self, started: float, guard=None):
         self.started = started
+        self.guard = guard
+        self.signalled = False
         self.counters = {"nodes": 0, "optimum_nodes": 0, "kernel_load_time": 0.0, "memory_bytes": 0}
 
-    def spent(self, counts: dict) -> None:
+    def interrupted(self) -> bool:
+        return self.signalled or (self.guard is not None and bool(self.guard.interrupted))
+
+    def spent(self, counts: dict, search=None) -> None:
+        self.signalled |= bool(getattr(search, "signalled", False))
         c = self.counters
         c["nodes"] += int(counts.get("nodes", 0))
         c["kernel_load_time"] += float(counts.get("kernel_load_time", 0.0))
