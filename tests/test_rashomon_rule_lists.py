@@ -113,6 +113,16 @@ def test_staged_sets_under_a_limit_match_the_twin(problem, above, absolute):
     check_against_twin(A, y, k, w, lam, max_length, rs, optimum, limit, members)
 
 
+def test_a_staged_set_that_finishes_is_complete_up_to_its_bound_exactly():
+    """The last stage was enumerated within ``optimum + 1.0 * (bound - optimum)``, which may differ from the bound in
+    its last bits: a finished set then said it was complete below a number just under its bound."""
+    A, y, lam, _, max_length = many_lists()
+    optimum = rashomon_set(dataset(A, y, 2), lam, epsilon=0.0, max_length=max_length).optimum
+    bound = next(b for b in (round(optimum + k / 997, 9) for k in range(5, 2000)) if optimum + (b - optimum) != b)
+    rs = rashomon_set(dataset(A, y, 2), lam, bound=float(bound), max_length=max_length, time_limit=600)
+    assert rs.status is Status.OPTIMAL and rs.complete_below == rs.bound == bound
+
+
 def test_a_partial_set_is_complete_from_the_optimum_up():
     """Stopped after its first stage, the set holds every list within it (the optimum's level and up), says which
     levels are complete, and warns that count is not the set's size."""

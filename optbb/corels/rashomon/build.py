@@ -92,7 +92,8 @@ def _build(data: BinaryDataset, regularization: float, epsilon, bound, max_lengt
             optimum = math.nan
     levels = [limit_bound]
     if staged and certified and limit_bound > optimum:
-        levels = [optimum + share * (limit_bound - optimum) for share in STAGES]
+        # the last stage is the bound itself (optimum + 1.0 * (bound - optimum) may differ in its last bits)
+        levels = [optimum + share * (limit_bound - optimum) if share < 1 else limit_bound for share in STAGES]
     search, complete_below, status = _enumerate(problem, L, levels, optimum if certified else None, limits, phases,
                                                 verbose, None if (epsilon is not None or staged) else phases.started)
     backend = RuleListLevels(problem, search, classes, model_hook)
