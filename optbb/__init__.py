@@ -5,7 +5,8 @@ from . import _numba_cache
 
 _numba_cache.configure()
 
-from .common import BinaryDataset, RashomonSet, SearchResult, Status  # noqa: E402
+from .common import BinaryDataset, RashomonSet, SearchResult, Status, rashomon_importance_distribution  # noqa: E402
 from .preprocessing import Binarizer  # noqa: E402
 
-__all__ = ["Binarizer", "BinaryDataset", "RashomonSet", "SearchResult", "Status", "__version__"]
+__all__ = ["Binarizer", "BinaryDataset", "RashomonSet", "SearchResult", "Status", "rashomon_importance_distribution",
+           "__version__"]

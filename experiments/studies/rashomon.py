@@ -81,7 +81,7 @@ def _importance(s) -> tuple[pd.DataFrame, object]:
     name, lam, eps, depth = s["vi"]
     data = load_osdt(name)
     rs = rashomon_set(data, lam, epsilon=eps, max_depth=depth)
-    vi = rs.variable_importance(data.X, data.y, max_models=5000)
+    vi = rs.variable_importance(data.X, data.y)
     vi.insert(0, "models using it", [int(v) for v in rs.feature_usage()])
     vi.insert(0, "feature", vi.index)
     return vi.reset_index(drop=True), rs

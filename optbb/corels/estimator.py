@@ -132,6 +132,7 @@ class CorelsClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixi
                         time_limit=time_limit, node_limit=node_limit, memory_limit=memory_limit, verbose=verbose,
                         classes=classes, model_hook=finish, started=started)
         out.prepare = lambda X_raw: validate_predict_input(self, X_raw)
+        out.backend.read_columns(names, mined.antecedents)
         return out
 
     def _no_antecedents(self) -> BinaryDataset:

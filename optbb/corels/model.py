@@ -238,22 +238,34 @@ def build_rule_list(A: np.ndarray, y: np.ndarray, prefix, names, label_names, re
     k = len(label_names)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     open_ = np.ones(A.shape[0], dtype=bool)
-    rules = []
-    errors = 0
+    stats = []
     for a in prefix:
         hit = open_ & (A[:, a] != 0)
-        counts, pred, err = _majority(y, w, hit, k)
-        errors += err
-        rules.append(Rule(int(a), names[a], pred, int(hit.sum()), int(np.sum(y[hit] == pred)), (int(a),), (False,),
-                          counts))
+        counts, pred, _ = _majority(y, w, hit, k)
+        stats.append((counts, pred, int(hit.sum()), int(np.sum(y[hit] == pred))))
         open_ &= ~hit
-    dcounts, dpred, derr = _majority(y, w, open_, k)
-    errors += derr
+    dcounts, dpred, _ = _majority(y, w, open_, k)
+    stats.append((dcounts, dpred, int(open_.sum()), int(np.sum(y[open_] == dpred))))
     total = A.shape[0] if w is None else float(w.sum())
+    return assemble_rule_list(prefix, stats, names, [str(x) for x in names], label_names, regularization,
+                              A.shape[0], total)
+
+
+def assemble_rule_list(prefix, stats: list, names, feature_names: list, label_names, regularization: float,
+                       n_samples: int, total) -> RuleList:
+    """The rule list of ``prefix`` from the statistics of its rules and default (``stats``, the default last: class
+    amounts as a list, class, samples captured, samples classified correctly): errors summed rule by rule, each
+    the amounts of the other classes in class order, and the objective ``errors / total + regularization * k``."""
+    rules = []
+    errors = 0
+    for a, (counts, pred, captured, correct) in zip(prefix, stats):
+        errors += sum(counts[j] for j in range(len(counts)) if j != pred)
+        rules.append(Rule(int(a), names[a], pred, captured, correct, (int(a),), (False,), counts))
+    dcounts, dpred, dcaptured, dcorrect = stats[len(rules)]
+    errors += sum(dcounts[j] for j in range(len(dcounts)) if j != dpred)
     objective = errors / total + regularization * len(rules)
-    return RuleList(rules, dpred, tuple(label_names), int(open_.sum()), int(np.sum(y[open_] == dpred)),
-                    int(A.shape[0]), objective, regularization, feature_names=[str(x) for x in names],
-                    default_class_counts=dcounts)
+    return RuleList(rules, dpred, tuple(label_names), dcaptured, dcorrect, int(n_samples), objective, regularization,
+                    feature_names=feature_names, default_class_counts=dcounts)
 
 
 def _majority(y: np.ndarray, w: np.ndarray | None, hit: np.ndarray, k: int) -> tuple[list, int, float]:

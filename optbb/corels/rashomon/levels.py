@@ -7,10 +7,12 @@ from typing import Callable
 
 import numpy as np
 
-from ...common.rashomon import Level
-from ..model import RuleList
+from ...common.rashomon import Level, collection_paused
+from ...common.reliance import Reliances, SwitchRows
+from ..model import RuleList, assemble_rule_list
 from . import kernel as K
 from .engine import Problem, Search
+from .listing import list_reliances, prefixes, rule_stats
 
 
 class RuleListLevels:
@@ -61,6 +63,8 @@ class RuleListLevels:
         inner = np.asarray(ent_node) >= 0
         np.add.at(self._direct, np.asarray(ent_node)[inner], np.asarray(ent_count)[inner])
         self._summary = None
+        self._shared = None  # the feature names and total amount every listed model shares
+        self._columns = None  # read_columns: the raw features the models read and the antecedents' literals
 
     # -- unranking and listing ---------------------------------------------------------------------------------
     def _path(self, node: int) -> list[int]:
@@ -108,6 +112,97 @@ class RuleListLevels:
             prefix = self._path(node)
             for s in self._children(prefix, level):
                 yield self._model(prefix + [int(s)])
+
+    # -- batches, compiled ---------------------------------------------------------------------------------------
+    def _prefixes(self, levels: np.ndarray, ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The antecedents of member ``ranks[i]`` of level ``levels[i]`` (row ``i``, ``lengths[i]`` of them)."""
+        p = self.p
+        first = self._first[levels]
+        base = np.where(first > 0, self._ends[np.maximum(first - 1, 0)], 0)
+        g = base + ranks
+        e = np.searchsorted(self._ends, g, side="right")
+        j = g - (self._ends[e] - self._ent_count[e])
+        out = np.zeros((levels.shape[0], max(1, max((lv.size for lv in self.levels), default=0))), dtype=np.int64)
+        lengths = np.zeros(levels.shape[0], dtype=np.int64)
+        prefixes(p.kdata, p.weights, self._parent, self._rule, self._ent_node[e], j, self._err[levels], p.lam,
+                 self.limit, out, lengths)
+        return out, lengths
+
+    def models_at(self, levels: np.ndarray, ranks: np.ndarray) -> list[RuleList]:
+        """Member ``ranks[i]`` of level ``levels[i]`` for each ``i``: the prefixes and the statistics of their rules
+        computed in compiled code, the lists put together as :func:`~optbb.corels.model.build_rule_list` does."""
+        p, d = self.p, self.p.data
+        pre, lengths = self._prefixes(levels, ranks)
+        n, width = pre.shape
+        amounts = np.zeros((n, width + 1, p.n_classes))
+        preds, captured, correct = (np.zeros((n, width + 1), dtype=np.int64) for _ in range(3))
+        rule_stats(p.kdata, p.weights, pre, lengths, amounts, preds, captured, correct)
+        if self._shared is None:
+            total = d.n_samples if d.sample_weight is None else float(np.asarray(d.sample_weight).sum())
+            self._shared = ([str(x) for x in d.feature_names], total)
+        names, total = self._shared
+        as_int = d.sample_weight is None
+        out = []
+        with collection_paused():
+            for i, (row, k) in enumerate(zip(pre.tolist(), lengths.tolist())):
+                per = amounts[i, :k + 1].astype(np.int64).tolist() if as_int else amounts[i, :k + 1].tolist()
+                stats = list(zip(per, preds[i, :k + 1].tolist(), captured[i, :k + 1].tolist(),
+                                 correct[i, :k + 1].tolist()))
+                model = assemble_rule_list(row[:k], stats, d.feature_names, names, d.label_names, p.lam,
+                                           d.n_samples, total)
+                if self.model_hook is not None:
+                    self.model_hook(model)
+                out.append(model)
+        return out
+
+    # -- model reliance ----------------------------------------------------------------------------------------
+    @property
+    def class_labels(self) -> list:
+        return list(self.classes)
+
+    @property
+    def sample_weight(self) -> np.ndarray | None:
+        """The weights the set was built with (None: unweighted)."""
+        w = self.p.data.sample_weight
+        return None if w is None else np.asarray(w, dtype=np.float64)
+
+    @property
+    def column_names(self) -> list[str]:
+        """The columns of the matrix the models read: the antecedents, or the raw features of
+        :meth:`read_columns`."""
+        return self.feature_names if self._columns is None else self._columns[0]
+
+    def read_columns(self, names: list[str], antecedents) -> None:
+        """The models read the raw 0/1 features ``names``, of which antecedent ``a`` is the conjunction
+        ``antecedents[a]`` (with ``features`` and ``negated``), as an estimator's members do."""
+        first = np.cumsum([0] + [len(a.features) for a in antecedents]).astype(np.int64)
+        feat = np.array([f for a in antecedents for f in a.features], dtype=np.int64)
+        neg = np.array([int(bool(x)) for a in antecedents for x in a.negated], dtype=np.uint8)
+        self._columns = (list(names), (first, feat, neg), antecedents)
+
+    def reliances(self, plan: SwitchRows, levels: np.ndarray, ranks: np.ndarray) -> Reliances:
+        """The reliances of member ``ranks[i]`` of level ``levels[i]`` on the columns of ``plan``, in compiled code
+        (:func:`~optbb.corels.rashomon.listing.list_reliances`)."""
+        p = self.p
+        pre, lengths = self._prefixes(levels, ranks)
+        n, width = pre.shape
+        preds = np.zeros((n, width + 1), dtype=np.int64)
+        scratch = np.zeros((n, width + 1), dtype=np.int64)
+        rule_stats(p.kdata, p.weights, pre, lengths, np.zeros((n, width + 1, p.n_classes)), preds, scratch,
+                   scratch.copy())
+        rows = plan.rows
+        if self._columns is None:  # each antecedent is its own column
+            truth = rows
+            m = rows.shape[1]
+            lits = (np.arange(m + 1, dtype=np.int64), np.arange(m, dtype=np.int64), np.zeros(m, dtype=np.uint8))
+        else:
+            _, lits, antecedents = self._columns
+            truth = np.ascontiguousarray(np.stack([a.evaluate(rows) for a in antecedents], axis=1), dtype=np.uint8)
+        most = int(np.max(np.diff(lits[0]), initial=1))
+        out_feat = np.empty((n, max(1, min(rows.shape[1], width * most))), dtype=np.int64)
+        out_num = np.empty(out_feat.shape, dtype=np.float64)
+        list_reliances(pre, lengths, preds, truth, lits, rows, plan.amounts, plan.other, out_feat, out_num)
+        return Reliances(out_feat, out_num, plan.divisor, rows.shape[1])
 
     # -- exact summaries ---------------------------------------------------------------------------------------
     def _summaries(self):

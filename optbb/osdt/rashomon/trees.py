@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...common.rashomon import Level, within
+from ...common.rashomon import Level, collection_paused, within
+from ...common.reliance import Reliances, SwitchRows
 from ..model import CutMap, Tree
+from .listing import TreeLister
+from .reliance import tree_reliances
 from .space import KEY, TreeSpace
+from .store import N_LABEL
 from .summary import (class_counts, exact_from_residues, outside_weights, parents_first, residue_runs,
                       usage_recounts)
+
+
+BATCH = 2048  # trees unranked at once when listing a level
 
 
 class TreeBackend:
@@ -34,14 +41,70 @@ class TreeBackend:
         self.levels = [Level(cost, leaves, a.weight(e), c) for cost, leaves, e, c in rows]
         self._weights: dict = {}  # modulus -> (outside weights, order)
         self._leaf_info: dict = {}
+        self._labels: dict = {}  # subproblem -> its leaf_info and label
+        # shared parts of the trees built: each feature's literals (as one-tuples to extend a path with), the shape's
+        # leaf nodes and the sorted path of each path met
+        self._lits = [(((f, 0),), ((f, 1),)) for f in range(len(self.feature_names))]
+        self._ends = [("leaf", k) for k in range(max((lv.size for lv in self.levels), default=1))]
+        self._paths: dict = {}
+        self._lister: TreeLister | None = None
 
     # -- models -------------------------------------------------------------------------------------------------
     def model(self, level: int, k: int) -> Tree:
-        return self.tree(self.space.unrank(self.root, *self._pairs[level], k))
+        return self.models_at(np.array([level], dtype=np.int64), np.array([k], dtype=np.int64))[0]
 
     def models(self, level: int):
-        for shape in self.space.shapes(self.root, *self._pairs[level]):
-            yield self.tree(shape)
+        count = self.levels[level].count
+        for lo in range(0, count, BATCH):
+            ranks = np.arange(lo, min(count, lo + BATCH), dtype=np.int64)
+            yield from self.models_at(np.full(ranks.size, level, dtype=np.int64), ranks)
+
+    def models_at(self, levels: np.ndarray, ranks: np.ndarray) -> list[Tree]:
+        """Tree ``ranks[i]`` of level ``levels[i]`` for each ``i``: unranked in compiled code
+        (:class:`~optbb.osdt.rashomon.listing.TreeLister`), then built from their preorder arrays."""
+        feat, node = self.lister().unrank(levels, ranks)
+        with collection_paused():
+            return [self._tree_of(f, n) for f, n in zip(feat.tolist(), node.tolist())]
+
+    def lister(self) -> TreeLister:
+        """The compiled unranking of the set's trees (its table of ways built on first use)."""
+        if self._lister is None:
+            s = self.space.store
+            order = parents_first(s.nodes, s.pools, self.root)
+            most = max((lv.size for lv in self.levels), default=1)
+            self._lister = TreeLister(s, self.root, self._root_pairs(), order, most)
+        return self._lister
+
+    def _tree_of(self, feat: list, node: list) -> Tree:
+        """The :class:`Tree` of preorder lists (as :meth:`tree` makes it of a shape).  The literals, the leaf
+        nodes of the shape and the sorted leaf paths are shared between trees (fewer objects to build and for the
+        garbage collector to scan); each tree has its own lists."""
+        leaves, preds, sizes, errors, counts = [], [], [], [], []
+        at = iter(zip(feat, node))
+        lits, ends, paths, info = self._lits, self._ends, self._paths, self._labels
+
+        def walk(path):
+            f, sub = next(at)
+            if f < 0:
+                got = info.get(sub)
+                if got is None:
+                    got = info[sub] = self.leaf_info(sub) + (self.space.label(sub),)
+                leaf = paths.get(path)
+                if leaf is None:
+                    leaf = paths[path] = tuple(sorted(path))
+                end = ends[len(leaves)]
+                leaves.append(leaf)
+                preds.append(got[3])
+                sizes.append(got[0])
+                errors.append(got[1])
+                counts.append(list(got[2]))
+                return end
+            z = walk(path + lits[f][0])
+            return ("split", f, z, walk(path + lits[f][1]))
+
+        shape = walk(())
+        tree = Tree.from_shape(shape, leaves, preds, self.feature_names, sizes, errors, self.classes, counts)
+        return tree if self.cuts is None else tree.over_columns(self.cuts)
 
     def tree(self, shape) -> Tree:
         """A :class:`Tree` keeping the shape (the leaves alone do not fix the order of the splits); over the raw
@@ -95,6 +158,29 @@ class TreeBackend:
         """For each feature of a member over raw columns, the index of its cut among the search's features."""
         cuts = model.cuts
         return [self._cut_index[ct] for ct in zip(cuts.columns, cuts.thresholds)]
+
+    # -- model reliance ------------------------------------------------------------------------------------------
+    @property
+    def class_labels(self) -> list:
+        """The labels the trees predict, by class index."""
+        return list(self.classes) if self.classes is not None else list(range(self.space.a.K))
+
+    @property
+    def sample_weight(self) -> np.ndarray | None:
+        """The weights the set was built with (None: unweighted)."""
+        return self.space.a.rows_data.w if self.space.a.weighted else None
+
+    def reliances(self, plan: SwitchRows, levels: np.ndarray, ranks: np.ndarray) -> Reliances:
+        """The reliances of tree ``ranks[i]`` of level ``levels[i]`` on the columns of ``plan``, unranked and
+        measured in compiled code (:func:`~optbb.osdt.rashomon.reliance.tree_reliances`)."""
+        lister = self.lister()
+        labels = np.ascontiguousarray(self.space.store.nodes.ints[:, N_LABEL])
+        feat, node = lister.unrank(levels, ranks)
+        width = max(1, min(plan.rows.shape[1], lister.width // 2))
+        out_feat = np.empty((feat.shape[0], width), dtype=np.int64)
+        out_num = np.empty((feat.shape[0], width), dtype=np.float64)
+        tree_reliances(feat, node, labels, plan.rows, plan.amounts, plan.other, out_feat, out_num)
+        return Reliances(out_feat, out_num, plan.divisor, plan.rows.shape[1])
 
     # -- exact summaries ----------------------------------------------------------------------------------------
     def _root_pairs(self) -> np.ndarray:
