@@ -98,7 +98,7 @@ def test_json_round_trips(sets, tmp_path):
             for node in splits(d):  # a column and, on a numeric one, its threshold
                 assert ("threshold" in node) == (X.columns[node["feature"]] != "flag")
         dumped = json.loads(rs.to_json(tmp_path / "set.json", models=slice(0, 3)))
-        assert [Tree.from_dict(d) for d in dumped["models"]] == rs[:3]
+        assert [Tree.from_dict({**dumped["shared"], **d}) for d in dumped["models"]] == rs[:3]
 
 
 def test_objectives_are_recomputed_from_predictions(sets):
@@ -152,3 +152,21 @@ def test_the_estimators_set_of_a_numeric_fit(iris):
     assert all(tree.cuts is not None for tree in rs)
     every = rs.predict(X, models=slice(0, rs.count))
     assert all(np.array_equal(tree.predict(X), every[i]) for i, tree in enumerate(rs))
+
+
+def test_index_finds_trees_over_raw_columns(sets, iris):
+    """index(rset[i]) == i for members over raw columns and for them read back from JSON (their features are the
+    cuts they split on, renumbered); the estimator's tree of a numeric fit is found in its set; a threshold no cut
+    has is no member."""
+    for _, _, _, rs in sets:
+        for i, tree in enumerate(rs):
+            assert rs.index(tree) == i and rs.index(Tree.from_json(tree.to_json())) == i
+    X, y = iris
+    clf = OSDTClassifier(regularization=0.02, max_depth=2).fit(X, y)
+    es = clf.rashomon_set(epsilon=0.1)
+    i = es.index(clf.tree_)
+    assert es[i].same_shape(clf.tree_) and es.objective_of_index(i) == pytest.approx(es.optimum, abs=1e-12)
+    d = json.loads(es[0].to_json())
+    next(splits(d))["threshold"] += 1e-3  # between two cuts, or past them all
+    with pytest.raises(ValueError, match="not in the set"):
+        es.index(Tree.from_dict(d))

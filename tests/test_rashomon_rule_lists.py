@@ -216,7 +216,7 @@ def test_bound_below_the_optimum_gives_an_empty_set_with_a_warning():
         rs = rashomon_set(dataset(A, y, 2), 0.02, bound=optimum * 0.9, max_length=2)
     assert rs.count == 0 and list(rs) == [] and rs.levels == []
     assert rs.optimum == pytest.approx(optimum) and "below the optimum" in rs.counters["empty"]
-    assert rs.class_counts().shape == (20, 2) and not rs.class_counts().any()
+    assert rs.class_counts().shape == (20, 2) and not rs.class_counts().to_numpy().any()
     assert list(rs.feature_usage()) == [0] * 4
 
 
@@ -464,3 +464,69 @@ def test_regularization_above_one_is_refused_as_by_the_tree_set():
     A, y, _, _, max_length = many_lists()
     with pytest.raises(ValueError, match="regularization"):
         rashomon_set(dataset(A, y, 2), 1.5, epsilon=0.1, max_length=max_length)
+
+
+# -- lists of indices, index(model), labelled class counts -------------------------------------------------------
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(problems(), st.sampled_from([0.0, 0.1, 1.0]))
+def test_index_inverts_indexing(problem, epsilon):
+    """index(rset[i]) == i for every member, and for the member read back from its JSON (weights, 2-4 classes, the
+    empty list)."""
+    from optbb.corels.model import RuleList
+
+    A, y, k, w, lam, max_length = problem
+    rs = rashomon_set(dataset(A, y, k, w), lam, epsilon=epsilon, max_length=max_length)
+    for i in range(rs.count):
+        assert rs.index(rs[i]) == i
+        assert rs.index(RuleList.from_json(rs[i].to_json())) == i
+
+
+def test_index_of_a_partial_set_and_of_what_is_no_member():
+    """A set stopped by a node limit indexes the members it found; a list whose antecedents are not a member's, or
+    with another prediction, or a tree, is refused."""
+    A, y, lam, epsilon, max_length = many_lists()
+    with pytest.warns(UserWarning, match="partial"):
+        part = rashomon_set(dataset(A, y, 2), lam, epsilon=epsilon, max_length=max_length, node_limit=3000)
+    assert part.status is Status.NODE_LIMIT and part.count > 10
+    assert [part.index(part[i]) for i in range(part.count)] == list(range(part.count))
+    rs = rashomon_set(dataset(A, y, 2), lam, epsilon=0.05, max_length=2)
+    members = {prefix_of(m) for m in rs}
+    wide = rashomon_set(dataset(A, y, 2), lam, epsilon=0.5, max_length=3)
+    outside = [m for m in wide if prefix_of(m) not in members][:50]
+    assert outside
+    for model in outside:
+        with pytest.raises(ValueError, match="not in the set"):
+            rs.index(model)
+    changed = rs[0]
+    changed.default_prediction = 1 - changed.default_prediction
+    with pytest.raises(ValueError, match="not in the set"):
+        rs.index(changed)
+    again = rs[1]
+    again.rules = again.rules + again.rules[:1]  # an antecedent twice
+    with pytest.raises(ValueError, match="not in the set"):
+        rs.index(again)
+    from optbb.osdt import rashomon_set as tree_set
+    with pytest.raises(TypeError, match="holds RuleList models"):
+        rs.index(tree_set(dataset(A, y, 2), 0.05, epsilon=0.0, max_depth=1)[0])
+
+
+def test_estimator_set_indexes_the_fitted_list_and_labels_its_class_counts():
+    X, y = raw_problem()
+    clf = CorelsClassifier(regularization=0.02, max_card=2).fit(X, y)
+    rs = clf.rashomon_set(epsilon=0.15)
+    i = rs.index(clf.rule_list_)
+    assert prefix_of(rs[i]) == prefix_of(clf.rule_list_)
+    assert rs.objective_of_index(i) == pytest.approx(rs.optimum, abs=1e-12)
+    assert [prefix_of(m) for m in rs[[i, 0, -1]]] == [prefix_of(rs[i]), prefix_of(rs[0]), prefix_of(rs[rs.count - 1])]
+    counts = rs.class_counts()
+    assert isinstance(counts, pd.DataFrame) and list(counts.columns) == ["no", "yes"]
+    assert (counts.dtypes == np.int64).all() and counts.sum(axis=1).tolist() == [rs.count] * len(X)
+    predictions = rs.predict(X, models=np.arange(rs.count))
+    assert counts["no"].tolist() == (predictions == "no").sum(0).tolist()
+
+
+def test_index_of_sampled_members_of_compas(compas):
+    """COMPAS, lambda .01, epsilon .05, at most three rules (31,148 lists): index(rset[i]) == i for 300 sampled i."""
+    rs = rashomon_set(compas, 0.01, epsilon=0.05, max_length=3)
+    drawn = rs.sample_indices(300, random_state=4) + [0, rs.count - 1]
+    assert [rs.index(m) for m in rs[drawn]] == drawn

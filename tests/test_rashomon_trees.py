@@ -177,8 +177,8 @@ def test_summaries_modulo_primes_equal_the_int64_ones(monkeypatch):
         counts, usage = plain.class_counts(), list(plain.feature_usage())
         monkeypatch.setattr(trees, "residue_runs", lambda total: list(summary.PRIMES[:3]))
         forced = rashomon_set(data, 0.01, epsilon=0.5, max_depth=3)
-        assert forced.class_counts().dtype == object
-        assert np.array_equal(forced.class_counts().astype(np.int64), counts)
+        assert (forced.class_counts().dtypes == object).all() and list(counts.columns) == [0, 1, 2]
+        assert np.array_equal(forced.class_counts().to_numpy().astype(np.int64), counts)
         assert list(forced.feature_usage()) == usage
         monkeypatch.undo()
 
@@ -192,7 +192,7 @@ def test_a_set_beyond_2_63_trees_is_counted_exactly():
 
     rs = rashomon_set(load_osdt("compas"), 0.001, epsilon=0.065, max_depth=6)
     assert rs.count > 10 ** 19
-    counts = rs.class_counts()
+    counts = rs.class_counts().to_numpy()
     assert counts.dtype == object and min(counts.ravel()) >= 0
     assert all(total == rs.count for total in counts.sum(axis=1))
     assert all(0 <= v <= rs.count for v in rs.feature_usage())
@@ -295,7 +295,7 @@ def test_a_bound_below_the_optimum_gives_an_empty_set_and_says_so():
         rs = rashomon_set(data, 0.01, bound=0.0)
     assert rs.count == 0 and list(rs) == [] and rs.status is Status.OPTIMAL
     assert rs.optimum > 0
-    assert rs.class_counts().sum() == 0
+    assert rs.class_counts().to_numpy().sum() == 0
 
 
 # -- limits ---------------------------------------------------------------------------------------------------------
@@ -462,3 +462,96 @@ def test_small_edges_of_a_set():
     with pytest.warns(UserWarning, match="the optimum is 0, so epsilon widens nothing"):
         zero = rashomon_set(BinaryDataset(X, X[:, 0], ["a"]), 0.0, epsilon=0.5, max_depth=2)
     assert zero.optimum == 0 and zero.bound == 0
+
+
+# -- lists of indices, index(model), labelled class counts -------------------------------------------------------
+def test_a_list_array_or_mask_of_indices_gives_a_list_of_models():
+    rs = _small_set()
+    listed = list(rs)
+    for chosen, expected in (([1, 2], [1, 2]), (np.array([-1, 0]), [rs.count - 1, 0]), ([], []),
+                             (np.array([], dtype=np.int64), []), (np.arange(rs.count) % 2 == 0,
+                                                                  list(range(0, rs.count, 2)))):
+        got = rs[chosen]
+        assert isinstance(got, list) and len(got) == len(expected)
+        assert all(a.same_shape(listed[j]) for a, j in zip(got, expected))
+    assert [t.n_leaves for t in rs[[0, 0]]] == [listed[0].n_leaves] * 2
+    with pytest.raises(IndexError, match="out of range"):
+        rs[[0, rs.count]]
+    with pytest.raises(IndexError, match="one entry per model"):
+        rs[np.ones(rs.count + 1, dtype=bool)]
+    for bad in ([0.5], np.array([1.0]), np.zeros((2, 2), dtype=np.int64), ["0"]):
+        with pytest.raises(TypeError):
+            rs[bad]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_index_inverts_indexing(problem):
+    """index(rset[i]) == i for every member, and for the member read back from its JSON (weights, classes,
+    exclude_useless and depths of the twin's problems)."""
+    rs = _solve(*problem)[0]
+    for i in range(rs.count):
+        assert rs.index(rs[i]) == i
+        assert rs.index(Tree.from_json(rs[i].to_json())) == i
+
+
+def test_index_refuses_what_is_no_member():
+    """A tree of a wider set is found in the narrower one exactly when its objective is within the bound; a leaf
+    relabelled, other feature names or another kind of model are no members (ValueError, TypeError)."""
+    data = BinaryDataset(*_random(60, 5, seed=1), [f"f{j}" for j in range(5)])
+    wide = rashomon_set(data, 0.01, epsilon=0.5, max_depth=3)
+    narrow = rashomon_set(data, 0.01, epsilon=0.1, max_depth=3)
+    found = 0
+    for i, tree in enumerate(wide):
+        if wide.objective_of_index(i) <= narrow.bound + 1e-12:
+            assert narrow[narrow.index(tree)].same_shape(tree)
+            found += 1
+        else:
+            with pytest.raises(ValueError, match="not in the set"):
+                narrow.index(tree)
+    assert found == narrow.count < wide.count
+    d = narrow[0].to_dict()
+    node = d
+    while "prediction" not in node:
+        node = node["true"]
+    node["prediction"] = 1 - node["prediction"]
+    with pytest.raises(ValueError, match="not in the set"):
+        narrow.index(Tree.from_dict(d))
+    renamed = Tree.from_dict({**narrow[0].to_dict(), "feature_names": [f"g{j}" for j in range(5)]})
+    with pytest.raises(ValueError, match="not in the set"):
+        narrow.index(renamed)
+    from optbb.corels import rashomon_set as rule_list_set
+    with pytest.raises(TypeError, match="holds Tree models"):
+        narrow.index(rule_list_set(data, 0.01, epsilon=0.1, max_length=1)[0])
+
+
+def test_index_finds_the_estimators_tree_and_class_counts_are_labelled():
+    rng = np.random.default_rng(8)
+    X = pd.DataFrame(rng.integers(0, 2, (80, 5)), columns=[f"c{j}" for j in range(5)])
+    y = np.where(X.c0.to_numpy() ^ X.c1.to_numpy() ^ (rng.random(80) < 0.15), "yes", "no")
+    clf = OSDTClassifier(regularization=0.01, max_depth=3).fit(X, y)
+    rs = clf.rashomon_set(epsilon=0.2)
+    i = rs.index(clf.tree_)
+    assert rs[i].same_shape(clf.tree_) and rs.objective_of_index(i) == pytest.approx(rs.optimum, abs=1e-12)
+    counts = rs.class_counts()
+    assert isinstance(counts, pd.DataFrame) and list(counts.columns) == ["no", "yes"]
+    assert (counts.dtypes == np.int64).all() and counts.shape == (80, 2)
+    assert counts.sum(axis=1).tolist() == [rs.count] * 80
+    listed = rs.predict(X, models=slice(None))
+    assert counts["yes"].tolist() == (listed == "yes").sum(0).tolist()
+    assert np.allclose(rs.agreement(), counts.max(axis=1) / rs.count)
+
+
+@compiled_only
+def test_index_of_sampled_members_of_a_huge_set():
+    """COMPAS at lambda .001 within 5 % at depth 5 (3.3e13 trees): index(rset[i]) == i for 300 sampled i, each
+    found by counting."""
+    from optbb.datasets import load_osdt
+
+    rs = rashomon_set(load_osdt("compas"), 0.001, epsilon=0.05, max_depth=5)
+    assert rs.count == 33_136_324_750_064
+    drawn = rs.sample_indices(300, random_state=2) + [0, rs.count - 1]
+    trees = [rs[i] for i in drawn]
+    started = time.perf_counter()
+    assert [rs.index(t) for t in trees] == drawn
+    assert time.perf_counter() - started < 30

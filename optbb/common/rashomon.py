@@ -12,9 +12,11 @@ and unrank it (give its ``k``-th model).  Everything here is built on those two 
 - the backend's exact per-sample class counts and per-feature usage, computed without listing.
 
 Backend protocol (duck-typed): ``levels`` (list of :class:`Level`), ``model(level, k)``, ``models(level)``,
-``class_counts()`` ((n_samples, K) counts of the models predicting each class for each training row),
-``feature_usage()`` (models using each feature), ``predict(model, X)``, ``feature_names``, ``classes``,
-``features_of(model)``.
+``rank(model)`` (the inverse of ``model``: ``(level, k)``, None for no member), ``class_counts()`` ((n_samples, K)
+counts of the models predicting each class for each training row), ``feature_usage()`` (models using each feature),
+``predict(model, X)``, ``feature_names``, ``classes``, ``features_of(model)``, ``json_fields()`` (what the set's
+JSON adds for the family).  A set read back from JSON has a
+:class:`~optbb.common.rashomon_json.ListedBackend` of the models written.
 """
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ import contextlib
 import gc
 import json
 import math
+import os
 import random
 import sys
 import warnings
@@ -32,7 +35,8 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from .formats import plain
+from . import rashomon_json as rj
+from .formats import as_int, as_list, json_label, loads, plain
 from .reliance import Reliances, SwitchRows, check_weights, merge_counts, reliance_by_prediction
 from .result import Status
 
@@ -170,11 +174,37 @@ class RashomonSet:
         return level, i - self._starts[level]
 
     def __getitem__(self, i):
-        """The ``i``-th model in objective order (negative indices count from the end), or a list for a slice."""
+        """The ``i``-th model in objective order (negative indices count from the end); a list of models for a
+        slice, a list or 1-D array of integer indices, or a boolean mask with one entry per model."""
         if isinstance(i, slice):
             return self.models_at(range(*i.indices(self.count)))
+        if isinstance(i, (list, np.ndarray)):
+            return self.models_at(self._selected(i))
         level, k = self._locate(i)
         return self.backend.model(level, k)
+
+    def _selected(self, sel) -> list:
+        """The indices a list or array picks: its integers, or where a boolean mask of ``count`` entries is true."""
+        mask = sel.dtype == bool if isinstance(sel, np.ndarray) else bool(sel) and all(isinstance(b, bool) for b in sel)
+        if mask:
+            sel = np.asarray(sel)
+            if sel.ndim != 1 or sel.shape[0] != self.count:
+                raise IndexError(f"a boolean mask needs one entry per model ({self.count}), got shape {sel.shape}")
+            return np.flatnonzero(sel).tolist()
+        if isinstance(sel, np.ndarray) and (sel.ndim != 1 or (sel.size and sel.dtype.kind not in "iuO")):
+            raise TypeError(f"a Rashomon set is indexed by a 1-D array of integers, got {sel.dtype} of shape "
+                            f"{sel.shape}")
+        return list(sel.tolist() if isinstance(sel, np.ndarray) else sel)
+
+    def index(self, model) -> int:
+        """The position of ``model`` in the set (objective order), ``rset.index(rset[i]) == i``: its level found from
+        its errors and size, its rank within the level by counting (the inverse of indexing; nothing is listed).  A
+        model with the structure of a member (a tree read back from JSON, the estimator's tree) is found; a
+        ValueError when it is no member, as ``list.index``."""
+        got = self.backend.rank(model)
+        if got is None:
+            raise ValueError(f"{model!r} is not in the set")
+        return self._starts[got[0]] + got[1]
 
     def __iter__(self) -> Iterator:
         """The models in objective order, lazily: the first come at once however large the set is."""
@@ -238,14 +268,18 @@ class RashomonSet:
         return [self[i] for i in self.sample_indices(k, random_state)]
 
     # -- exact summaries over the whole set ---------------------------------------------------------------------
-    def class_counts(self) -> np.ndarray:
-        """``(n_samples, K)``: for each training row, how many models of the set predict each class (exact, without
-        listing; int64, or Python ints in an object array for sets beyond 2**63)."""
-        return self.backend.class_counts()
+    def class_counts(self) -> pd.DataFrame:
+        """For each training row (a row of the frame, in training order), how many models of the set predict each
+        class (a column, labelled by the class the models predict): exact, without listing; int64, or Python ints
+        (object columns) for sets beyond 2**63 models.  Each row sums to ``count``."""
+        counts = self.backend.class_counts()
+        classes = self.backend.classes
+        labels = list(range(counts.shape[1])) if classes is None else list(classes)
+        return pd.DataFrame(counts, columns=pd.Index(labels, name="class"))
 
     def agreement(self) -> np.ndarray:
         """For each training row, the share of the set predicting its most predicted class (1: all agree)."""
-        counts = self.class_counts()
+        counts = self.backend.class_counts()
         if self.count == 0:
             return np.full(counts.shape[0], np.nan)
         return np.array([max(row) / self.count for row in counts.tolist()], dtype=np.float64)
@@ -389,24 +423,76 @@ class RashomonSet:
                 rows.append((i, lv.objective, lv.size, lv.errors, names, str(m)))
         return pd.DataFrame(rows, columns=["index", "objective", "size", "errors", "features", "model"])
 
-    def to_dict(self, models=None) -> dict:
-        """The set's summary (family, optimum, bound, status, count, levels) and the chosen models' dict forms
-        (default: the first :data:`DEFAULT_LISTED`, with a warning when that leaves some out)."""
-        chosen = self._chosen(self._default_models(models, "to_dict"))
-        return {"family": self.family, "optimum": self.optimum, "bound": self.bound, "status": self.status.value,
-                "complete_below": self.complete_below, "regularization": self.regularization,
-                "count": str(self.count) if self.count >= 2 ** 53 else self.count,
-                "levels": [[lv.objective, lv.size, lv.errors, str(lv.count)] for lv in self._levels],
-                "models": [m.to_dict() for m in chosen]}
+    def to_dict(self, models=None, summaries: bool = True) -> dict:
+        """The set's JSON form (:mod:`optbb.common.rashomon_json`): its summary (family, optimum, bound, status,
+        complete_below, regularization, counters, count, levels), feature names and classes, the chosen models'
+        dict forms with their indices (default: the first :data:`DEFAULT_LISTED`, with a warning when that leaves
+        some out; ``models=slice(None)`` writes the whole set) and, with ``summaries``, the exact class counts and
+        feature usage of the whole set."""
+        models = self._default_models(models, "to_dict")
+        idx = list(range(*models.indices(self.count))) if isinstance(models, slice) else \
+            [int(i) + (self.count if int(i) < 0 else 0) for i in self._selected(models)]
+        out = {"model": "RashomonSet", "format": rj.FORMAT, "family": self.family,
+               "optimum": rj.write_real(self.optimum), "bound": rj.write_real(self.bound),
+               "status": self.status.value, "complete_below": rj.write_real(self.complete_below),
+               "regularization": self.regularization, "counters": plain(self.counters),
+               "count": rj.write_count(self.count),
+               "levels": [[lv.objective, lv.size, lv.errors, str(lv.count)] for lv in self._levels],
+               "feature_names": [str(n) for n in self.backend.feature_names],
+               "classes": None if self.backend.classes is None else [json_label(c) for c in self.backend.classes],
+               **self.backend.json_fields(), **rj.reading_fields(self.backend), "model_indices": rj.runs(idx)}
+        forms = [m.to_dict() for m in (self[models] if isinstance(models, slice) else self[idx])]
+        out["shared"] = rj.shared_fields(forms)  # what every model's dict holds alike, written once
+        out["models"] = forms
+        if summaries:
+            out["class_counts"] = rj.write_table(self.backend.class_counts())
+            out["feature_usage"] = [rj.write_count(v) for v in self.backend.feature_usage()]
+        return out
 
-    def to_json(self, path=None, models=None, indent: int | None = None) -> str:
-        """JSON of :meth:`to_dict`; written to ``path`` when given.  Each model reads back with its class's
-        ``from_dict``."""
-        text = json.dumps(plain(self.to_dict(self._default_models(models, "to_json"))), indent=indent)
+    def to_json(self, path=None, models=None, indent: int | None = None, summaries: bool = True) -> str:
+        """JSON of :meth:`to_dict`; written to ``path`` when given.  :meth:`from_json` reads the set back; a model
+        alone reads back with its class's ``from_dict`` of ``{**shared, **model}`` (the fields all the models share
+        are written once, in ``shared``)."""
+        text = json.dumps(plain(self.to_dict(self._default_models(models, "to_json"), summaries)), indent=indent)
         if path is not None:
             with open(path, "w") as fh:
                 fh.write(text)
         return text
+
+    @classmethod
+    def from_json(cls, source) -> "RashomonSet":
+        """The set :meth:`to_json` wrote, from its text or the path of its file: the same count, levels, optimum,
+        bound, status, complete_below, regularization, counters and summaries, and the models written, at their
+        indices (a set written with some of its models gives those only: see ``models_held``).  The family's
+        package reads its models: ``optbb.osdt`` (trees) or ``optbb.corels`` (rule lists) must be imported."""
+        if isinstance(source, (str, bytes, bytearray)) and source.lstrip()[:1] in ("{", b"{"):
+            text = source
+        elif isinstance(source, (str, os.PathLike)):
+            if not os.path.isfile(source):
+                raise ValueError(f"{str(source)[:80]!r} is neither the JSON text of a Rashomon set nor a file")
+            with open(source) as fh:
+                text = fh.read()
+        else:
+            raise ValueError(f"a Rashomon set is read from JSON text or a path, got {type(source).__name__}")
+        return cls.from_dict(loads(text, "Rashomon set"))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RashomonSet":
+        """The set a :meth:`to_dict` dict describes; a ValueError on anything malformed."""
+        if not isinstance(d, dict) or d.get("model") != "RashomonSet":
+            raise ValueError("this is not the JSON of a Rashomon set (its 'model' must be 'RashomonSet')")
+        try:
+            return _read_set(cls, d)
+        except KeyError as exc:
+            raise ValueError(f"malformed Rashomon set: missing field {exc}") from None
+        except (TypeError, AttributeError, IndexError, OverflowError) as exc:
+            raise ValueError(f"malformed Rashomon set: {exc}") from None
+
+    @property
+    def models_held(self) -> int:
+        """The models the set can give: ``count``, or for a set read from JSON the models written (asking for
+        another is an IndexError)."""
+        return int(getattr(self.backend, "held", self.count))
 
     def __repr__(self) -> str:
         return (f"RashomonSet({self.family}, count={self.count}, optimum={self.optimum:.6g}, bound={self.bound:.6g}, "
@@ -433,6 +519,37 @@ def collection_paused():
     finally:
         if was:
             gc.enable()
+
+
+def _read_set(cls, d: dict) -> RashomonSet:
+    """The set of a :meth:`RashomonSet.to_dict` dict, its backend a :class:`~optbb.common.rashomon_json.ListedBackend`
+    of the models written."""
+    if d.get("format", rj.FORMAT) != rj.FORMAT:
+        raise ValueError(f"a Rashomon set of format {d.get('format')!r}; this version reads format {rj.FORMAT}")
+    family = rj.family_reader(d["family"])(d)
+    levels = []
+    for k, lv in enumerate(as_list(d["levels"], "levels")):
+        if not isinstance(lv, list) or len(lv) != 4:
+            raise ValueError(f"level {k} must be [objective, size, errors, count], got {lv!r}")
+        levels.append(Level(rj.read_real(lv[0], "a level's objective"), as_int(lv[1], "a level's size", 0),
+                            rj.read_errors(lv[2], "a level's errors"), rj.read_count(lv[3], "a level's count")))
+    count = sum(lv.count for lv in levels)
+    if rj.read_count(d["count"], "count") != count:
+        raise ValueError(f"count {d['count']} is not the sum of the levels' counts ({count})")
+    try:
+        status = Status(d["status"])
+    except ValueError:
+        raise ValueError(f"unknown status {d['status']!r}") from None
+    counts = None if d.get("class_counts") is None else rj.read_table(d["class_counts"], count, family.classes)
+    usage = None if d.get("feature_usage") is None else \
+        rj.read_usage(d["feature_usage"], count, len(family.feature_names))
+    backend = rj.ListedBackend(levels, rj.read_models(d, count), family, counts, usage, rj.read_reading(d))
+    counters = d.get("counters") or {}
+    if not isinstance(counters, dict):
+        raise ValueError("counters must be an object")
+    return cls(str(d["family"]), backend, rj.read_real(d["optimum"], "optimum"), rj.read_real(d["bound"], "bound"),
+               status, rj.read_real(d["complete_below"], "complete_below"),
+               rj.read_real(d["regularization"], "regularization"), counters, prepare=family.prepare)
 
 
 def _seed(random_state) -> int | None:

@@ -1,4 +1,5 @@
 """CORELS: certifiably optimal rule lists (Angelino, Larus-Stone, Alabi, Seltzer & Rudin, JMLR 2018)."""
+from . import listed  # noqa: F401  (sets of rule lists read back from JSON)
 from .model import Rule, RuleList
 from .search import ABLATIONS, POLICIES, solve
 

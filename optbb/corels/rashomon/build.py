@@ -18,9 +18,7 @@ from ..model import RuleList
 from ..search import solve
 from . import kernel as K
 from .engine import Problem, Search, below_within
-from .levels import RuleListLevels
-
-FAMILY = "rule lists"
+from .levels import FAMILY, RuleListLevels
 
 
 def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float | None = None,

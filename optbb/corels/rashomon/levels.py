@@ -9,13 +9,14 @@ import numpy as np
 
 from ...common.rashomon import Level, collection_paused
 from ...common.reliance import Reliances, SwitchRows
+from ..listed import FAMILY, RuleListReading
 from ..model import RuleList, assemble_rule_list
 from . import kernel as K
 from .engine import Problem, Search
 from .listing import list_reliances, prefixes, rule_stats
 
 
-class RuleListLevels:
+class RuleListLevels(RuleListReading):
     """The backend of a :class:`~optbb.common.rashomon.RashomonSet` of rule lists (the protocol of
     :mod:`optbb.common.rashomon`): the stored prefix tree of a finished (or stopped) enumeration.
 
@@ -65,6 +66,7 @@ class RuleListLevels:
         self._summary = None
         self._shared = None  # the feature names and total amount every listed model shares
         self._columns = None  # read_columns: the raw features the models read and the antecedents' literals
+        self._child_keys = self._by_node = None  # for rank(), made when first asked
 
     # -- unranking and listing ---------------------------------------------------------------------------------
     def _path(self, node: int) -> list[int]:
@@ -204,6 +206,58 @@ class RuleListLevels:
         list_reliances(pre, lengths, preds, truth, lits, rows, plan.amounts, plan.other, out_feat, out_num)
         return Reliances(out_feat, out_num, plan.divisor, rows.shape[1])
 
+    # -- ranking: the inverse of model() -----------------------------------------------------------------------
+    def rank(self, model: RuleList) -> tuple[int, int] | None:
+        """``(level, k)`` with ``model(level, k)`` of the list's antecedents, None when it is no member: the node of
+        its prefix less the last rule in the prefix tree, that node's entry of the level whose member children
+        include the last rule (the kernel's own errors), and the rule's place among them."""
+        prefix, classes = self.key(model)
+        if (model.classes is not None and self.classes is not None and list(model.classes) != self.classes) or \
+                len(set(prefix)) != len(prefix) or any(not 0 <= a < self.p.m for a in prefix):
+            return None
+        node = self._node_of(prefix[:-1]) if prefix else -1
+        if node is None or tuple(self.p.build(prefix).rule_classes().tolist()) != classes:
+            return None
+        nodes, order = self._entries_by_node()
+        for e in order[np.searchsorted(nodes, node):np.searchsorted(nodes, node, side="right")].tolist():
+            level = int(np.searchsorted(self._first, e, side="right")) - 1
+            if prefix:
+                at = np.flatnonzero(self._children(list(prefix[:-1]), level) == prefix[-1])
+                if at.size == 0:
+                    continue
+                j = int(at[0])
+            else:
+                j = 0
+            first = self._first[level]
+            before = int(self._ends[first - 1]) if first > 0 else 0
+            return level, int(self._ends[e]) - int(self._ent_count[e]) - before + j
+        return None
+
+    def _node_of(self, prefix) -> int | None:
+        """The prefix tree's node of ``prefix`` (0: the empty prefix), None when the search did not keep it."""
+        if self._child_keys is None:
+            width = self.p.m + 1
+            keys = self._parent[1:] * width + self._rule[1:]
+            order = np.argsort(keys, kind="stable")
+            self._child_keys = (keys[order], order + 1, width)
+        keys, ids, width = self._child_keys
+        node = 0
+        for a in prefix:
+            want = node * width + a
+            at = int(np.searchsorted(keys, want))
+            if at >= keys.size or keys[at] != want:
+                return None
+            node = int(ids[at])
+        return node
+
+    def _entries_by_node(self) -> tuple[np.ndarray, np.ndarray]:
+        """The entries' nodes sorted (the empty list's entry as node -1) and the entries in that order."""
+        if self._by_node is None:
+            nodes = np.where(self._ent_node < 0, -1, self._ent_node)
+            order = np.argsort(nodes, kind="stable")
+            self._by_node = (nodes[order], order)
+        return self._by_node
+
     # -- exact summaries ---------------------------------------------------------------------------------------
     def _summaries(self):
         if self._summary is None:
@@ -225,10 +279,3 @@ class RuleListLevels:
     def feature_usage(self) -> np.ndarray:
         """For each antecedent, how many members use it."""
         return self._summaries()[1].copy()
-
-    # -- models ------------------------------------------------------------------------------------------------
-    def predict(self, model: RuleList, X) -> np.ndarray:
-        return model.predict(X)
-
-    def features_of(self, model: RuleList) -> set[int]:
-        return {int(r.antecedent) for r in model.rules}
