@@ -17,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 from optbb import export
 from optbb.common.data import BinaryDataset
+from optbb.common.result import Status
 from optbb.corels import CorelsClassifier
 from optbb.osdt import OSDTClassifier, cut_dataset, solve
 from optbb.osdt.numeric.engine import ABLATIONS as NUMERIC_BOUNDS
@@ -341,6 +342,26 @@ def test_huge_values_give_no_overflow_warning():
         warnings.simplefilter("error")
         clf = OSDTClassifier(regularization=0, max_depth=2).fit(X, [0, 1, 0, 1, 0, 1])
     assert clf.score(X, [0, 1, 0, 1, 0, 1]) == 1 and clf.result_.objective == 0
+
+
+
+def test_the_route_without_a_depth_limit_reads_the_rows_per_cut(iris):
+    """Without a depth limit the search over sorted orders certified the GOSDT suite's iris .005, gaussian_1k .05
+    and .02 and sine_1k .05 where the dp over the cuts did not; the dp keeps data with many rows per cut."""
+    from optbb.osdt.solve import DP_ROWS_PER_CUT, route
+
+    X, y = iris
+    few = cut_dataset(X.drop(columns="flag"), pd.factorize(y)[0])
+    assert few.n_samples < DP_ROWS_PER_CUT * few.n_features
+    assert route(few, 0.01) == "numeric" and route(few, 0.01, max_depth=3) == "dp"
+    assert route(few, 0.0, max_depth=3) == "numeric"
+    rng = np.random.default_rng(0)
+    many = cut_dataset(rng.integers(0, 10, (500, 2)).astype(float), rng.integers(0, 2, 500))
+    assert many.n_samples >= DP_ROWS_PER_CUT * many.n_features and route(many, 0.01) == "dp"
+    sorted_orders = OSDTClassifier(regularization=0.05).fit(X, y).result_
+    dp = OSDTClassifier(regularization=0.05, max_depth=X.shape[1]).fit(X, y).result_  # a limit that limits nothing
+    assert sorted_orders.status is dp.status is Status.OPTIMAL
+    assert sorted_orders.objective == pytest.approx(dp.objective, abs=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------------------------
