@@ -29,8 +29,9 @@ exact value ``errors / n + lambda * leaves`` within that rounding stands for it 
 one-column sets (gaussian_1k, sine_1k) the exact optimum of the interval dynamic programme.  Where the optimum is
 known (certified in the file, or exact), a certified objective must equal it (within 1e-9); a certified objective is
 never above the best published one; a lower bound is never above the optimum or the best published objective; the
-objective a solver reports must be that of its tree (errors by its ``predict``, plus lambda per leaf).  Violations
-are printed loudly and listed under the table.
+objective a solver reports must be that of its tree (errors by its ``predict``, plus lambda per leaf).  GOSDT keeps
+its bounds in single precision, so its lower bounds get 1e-6.  Violations are printed loudly and listed under the
+table.
 
 Results: ``<out>.md`` and ``<out>.csv``.
 """
@@ -131,6 +132,10 @@ def run_gosdt(data: Suite, lam: float, timeout: float) -> dict:
 
 SOLVERS = {"optbb": run_optbb, "autoopt": run_autoopt, "gosdt": run_gosdt}
 NAMES = {"optbb": "optbb", "autoopt": "AutoOptTree", "gosdt": "GOSDT"}
+WARM_UP = {"optbb": ("monk_1", "chudi"), "autoopt": ("monk_1", "chudi"), "gosdt": ("monk_1",)}  # GOSDT compiles nothing
+# GOSDT's C++ keeps its bounds in single precision: at monk_1, lambda .05 its lower bound came back as 0.338709682,
+# float32 of the exact 21/124 + 0.15 = 0.338709677...
+BOUND_SLACK = {"gosdt": 1e-6}
 
 
 def available(solver: str) -> str | None:
@@ -156,7 +161,7 @@ def worker(solver: str, case: str, repeats: int, timeout: float) -> None:
     name, lam = parse_case(case)
     data = load(name)
     run = SOLVERS[solver]
-    for warm in ("monk_1", "chudi"):  # imports and compiled kernels, binary and numeric columns
+    for warm in WARM_UP[solver]:  # imports and compiled kernels, binary and numeric columns
         run(load(warm), 0.05, timeout)
 
     def row(out, seconds):
@@ -208,6 +213,7 @@ def checks(r: dict, ref: dict, lam: float) -> list[str]:
     out = []
     obj, lb, opt = r["objective"], r["lower_bound"], ref["optimum"]
     slack = TOL if ref["kind"] != "certified, 6 dp" else ROUNDING
+    lb_slack = max(slack, BOUND_SLACK.get(r["solver"], 0.0))
     tree = r["errors"] / ref["n"] + lam * r["leaves"]
     if abs(tree - obj) > TOL:
         out.append(f"reported objective {obj:.9g} but its tree's is {tree:.9g}")
@@ -217,7 +223,7 @@ def checks(r: dict, ref: dict, lam: float) -> list[str]:
         if obj > ref["published"] + ROUNDING:
             out.append(f"certified {obj:.9g} > best published {ref['published']:g}")
     if lb is not None and not math.isnan(lb):
-        if opt is not None and lb > opt + slack:
+        if opt is not None and lb > opt + lb_slack:
             out.append(f"lower bound {lb:.9g} > known optimum {opt:.9g}")
         if lb > ref["published"] + ROUNDING:
             out.append(f"lower bound {lb:.9g} > best published {ref['published']:g}")
@@ -287,7 +293,7 @@ def table(results: list[dict], solvers: list[str], refs: dict, header: str, time
             violations += [f"{case} {NAMES[s]}: {v}" for v in r.get("violations", [])]
         lines.append(f"| {case} | {ref['n']:,}, {ref['cuts']:,} | {known} | " + " | ".join(cells) + " |")
     notes = [f"{c}: {refs[c]['note']}" for c in cases if refs[c]["note"]]
-    lines += ["", "Violations: " + ("none" if not violations else ""), *[f"* {v}" for v in violations]]
+    lines += ["", "Violations: none" if not violations else "Violations:", *[f"* {v}" for v in violations]]
     if notes:
         lines += ["", "Published optima the interval DP contradicts:", *[f"* {n}" for n in notes]]
     return "\n".join(lines) + "\n", violations

@@ -1,5 +1,6 @@
-"""benchmarks/gosdt_suite_data.py: the interval DP that gives the exact optimum on one-column sets, the recovery of
-exact values from known_optima.csv's 6 decimals, and the loader (skipped when the suite is not there)."""
+"""benchmarks/gosdt_suite_data.py and gosdt_suite.py: the interval DP that gives the exact optimum on one-column
+sets, the recovery of exact values from known_optima.csv's 6 decimals, the loader (skipped when the suite is not
+there) and the checks of a result against what is known."""
 import importlib.util
 import itertools
 import sys
@@ -70,3 +71,26 @@ def test_loader_reads_the_suite_as_defined():
     assert len(suite.known_optima()) == 70
     with pytest.raises(ValueError, match="unknown data set"):
         suite.load("nope")
+
+
+sys.path.insert(0, str(BENCH))  # gosdt_suite imports its sibling modules by name
+bench_spec = importlib.util.spec_from_file_location("gosdt_suite", BENCH / "gosdt_suite.py")
+bench = importlib.util.module_from_spec(bench_spec)
+bench_spec.loader.exec_module(bench)
+
+
+def test_checks_flag_what_contradicts_the_known_optimum():
+    best = 11 / 124 + 0.05 * 5  # monk_1 at lambda .05: 0.338709677...
+    ref = {"n": 124, "optimum": best, "published": 0.33871, "kind": "certified"}
+    good = {"solver": "optbb", "status": "optimal", "objective": best, "lower_bound": best, "errors": 11, "leaves": 5}
+    assert bench.checks(good, ref, 0.05) == []
+    worse = dict(good, objective=best + 1 / 124, lower_bound=best + 1 / 124, errors=12)
+    assert any("known optimum" in v for v in bench.checks(worse, ref, 0.05))
+    assert any("best published" in v for v in bench.checks(worse, ref, 0.05))
+    high_bound = dict(good, status="time_limit", lower_bound=ref["optimum"] + 1e-6)
+    assert any("lower bound" in v for v in bench.checks(high_bound, ref, 0.05))
+    wrong_tree = dict(good, errors=10)
+    assert any("its tree's" in v for v in bench.checks(wrong_tree, ref, 0.05))
+    float32_bound = dict(good, solver="gosdt", lower_bound=0.338709682)  # GOSDT's single-precision bound
+    assert bench.checks(float32_bound, ref, 0.05) == []
+    assert bench.checks(dict(float32_bound, solver="optbb"), ref, 0.05) != []
