@@ -167,7 +167,8 @@ def parser(description: str, *, solvers: str, timeout: float, out: str | Path) -
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--processes", type=int, default=1, help="workers per (solver, case), interleaved; their fits "
                    "pooled (one process's timings can sit apart from another's)")
-    p.add_argument("--timeout", type=float, default=timeout)
+    p.add_argument("--timeout", "--time-limit", dest="timeout", type=float, default=timeout,
+                   help="seconds a solver may search per fit")
     p.add_argument("--out", default=str(out))
     p.add_argument("--list", action="store_true")
     return p
