@@ -326,13 +326,18 @@ def test_solve_takes_a_cut_dataset_and_its_tree_reads_raw_columns(iris):
 
 
 def test_orders_above_the_memory_limit_stop_with_the_initial_tree():
+    """The search's arrays (orders of 3 levels 290 kB, ranks and keys 96 kB, ...) pass the limit: it stops at once
+    with the CART tree, whose fit (a float32 copy of X and about 64 bytes a row: 256 kB) fits beside what is held
+    (labels, weights and the columns' values: 144 kB); with room for neither, with the root leaf."""
     rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(3000, 4)), rng.integers(0, 2, 3000)  # ranks and keys 144 kB, orders of 3 levels 290 kB
-    clf = OSDTClassifier(regularization=0, max_depth=4, memory_limit=200_000).fit(X, y)
+    X, y = rng.normal(size=(3000, 4)), rng.integers(0, 2, 3000)
+    clf = OSDTClassifier(regularization=0, max_depth=4, memory_limit=600_000).fit(X, y)
     assert clf.result_.status.name == "MEMORY_LIMIT"
     assert clf.result_.lower_bound <= clf.result_.objective and clf.predict(X).shape == (3000,)
-    assert clf.result_.counters["memory_bytes"] <= 200_000
+    assert clf.result_.counters["memory_bytes"] <= 600_000
     assert clf.result_.objective < np.bincount(y).min() / len(y)  # the CART tree, better than the root leaf
+    tight = OSDTClassifier(regularization=0, max_depth=4, memory_limit=200_000).fit(X, y).result_
+    assert tight.status.name == "MEMORY_LIMIT" and tight.model.n_leaves == 1
 
 
 def test_rashomon_set_of_a_numeric_fit_reads_raw_rows(iris):
