@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import Callable
 
 import numpy as np
 
@@ -74,12 +75,13 @@ def distinct_values(x: np.ndarray) -> np.ndarray:
 _RADIX_SPAN = 1 << 16  # integer columns spanning fewer values than this sort by radix (numpy's stable 16-bit sort)
 
 
-def sorted_columns(X: np.ndarray, ranks: np.ndarray | None = None,
-                   orders: np.ndarray | None = None) -> tuple[list, np.ndarray, np.ndarray] | list:
+def sorted_columns(X: np.ndarray, ranks: np.ndarray | None = None, orders: np.ndarray | None = None,
+                   stop: Callable[[], bool] | None = None) -> tuple[list, np.ndarray, np.ndarray] | list | None:
     """``(values, ranks, orders)`` of ``X`` (float64, finite, rows x columns) from one sort per column:
     ``values[j]`` the distinct values of column ``j`` ascending, and int32 ``(m, N)`` arrays: ``ranks[j, i]`` the
     index of row ``i``'s value in ``values[j]``, ``orders[j]`` the rows by ascending value, ties by row.  Given
-    ``ranks`` and ``orders`` (int32 (m, N), C-ordered rows), it writes into them and returns ``values`` alone.
+    ``ranks`` and ``orders`` (int32 (m, N), C-ordered rows), it writes into them and returns ``values`` alone, or
+    None when ``stop()`` says so between two columns (a time limit: a column of 1,000,000 rows takes 0.1-0.2 s).
     Columns are done one at a time: besides the outputs, it holds about 48 bytes a row (more for a column of
     integers spanning more values than rows, counted in 24 bytes a value of the span)."""
     X = np.asarray(X, dtype=np.float64)
@@ -91,6 +93,8 @@ def sorted_columns(X: np.ndarray, ranks: np.ndarray | None = None,
     if n:
         work, found, count = np.empty((3, n), dtype=np.int64), np.empty((1, n)), np.empty(1, np.int64)
         for j in range(m):
+            if stop is not None and stop():
+                return None
             xt = np.ascontiguousarray(X[:, j])[None, :]
             low, span, by_value = _orders(xt)
             if span[0] > work.shape[1]:  # a counted column of integers spanning more values than rows
@@ -140,12 +144,15 @@ def _rank_columns(Xt, lo, span, by_value, ranks, orders, values, counts, work):
             r = _count_ranks(x, lo[j], span[j], seen, rk, start)
         else:
             r = _sorted_ranks(x, by_value[j], rk, start)
+        if span[j] == 0 and 16 * r >= n:  # short runs of ties: the order by value, each run put by row
+            _ties_by_row(by_value[j], start, r, n, orders[j])
+        else:  # few values: rows in index order, each to the next place of its rank
+            for k in range(r):
+                place[k] = start[k]
+            for i in range(n):
+                orders[j, place[rk[i]]] = i
+                place[rk[i]] += 1
         counts[j] = r
-        for k in range(r):
-            place[k] = start[k]
-        for i in range(n):  # rows in index order, each to the next place of its rank
-            orders[j, place[rk[i]]] = i
-            place[rk[i]] += 1
         for k in range(r):
             values[j, k] = x[orders[j, start[k]]]
 
@@ -168,6 +175,27 @@ def _count_ranks(x, lo, span, seen, rk, start):
     for i in range(x.shape[0]):
         rk[i] = seen[np.int64(x[i] - lo)]
     return r
+
+
+@njit(cache=True)
+def _ties_by_row(o, start, r, n, out):
+    """``out`` = the order ``o`` (rows by value, ties in any order; the ``r`` runs of equal values start at
+    ``start``) with each run's rows ascending: a stable order.  Runs of a few rows by insertion, longer ones by a
+    sort (a copy of ``o`` and one pass where the counting placement wrote every row at random: 0.9 -> 0.5 s for 10
+    columns of 1,000,000 doubles)."""
+    for i in range(n):
+        out[i] = o[i]
+    for k in range(r):
+        a, b = start[k], start[k + 1] if k + 1 < r else n
+        if b - a > 16:
+            out[a:b] = np.sort(out[a:b])
+            continue
+        for i in range(a + 1, b):
+            v, h = out[i], i - 1
+            while h >= a and out[h] > v:
+                out[h + 1] = out[h]
+                h -= 1
+            out[h + 1] = v
 
 
 @njit(cache=True)

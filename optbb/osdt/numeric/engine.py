@@ -101,6 +101,7 @@ class CutEngine(TreeWalks):
         self.blocks_start = True  # see :meth:`_blocks`
         self.cart_start: Callable[[], np.ndarray] | None = None  # see :meth:`try_cart`
         self.cart_in_time: Callable[[], bool] = lambda: True  # whether a CART fit still fits the time left
+        self.out_of_time: Callable[[], bool] = lambda: False  # whether the time limit has come (start's sorts)
         self._pieces: Iterator[None] | None = None  # the stages run by step before (or instead of) the frames
         self._frames = False  # whether the search has frames (depth >= 3), set by start
         self._clock = 0.0  # when the search started
@@ -161,7 +162,10 @@ class CutEngine(TreeWalks):
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         z = np.zeros
         ords = np.empty((lv, m + 1, n), dtype=np.int32)
-        self.data = L.Data(self._rank(ords[0, :m]), self.yi, self.q, row_keys(self.n), self.ip)
+        ranks = self._rank(ords[0, :m])
+        if ranks is None:  # the time limit came while the columns were sorted
+            return Status.TIME_LIMIT
+        self.data = L.Data(ranks, self.yi, self.q, row_keys(self.n), self.ip)
         ords[0, m] = np.arange(n, dtype=np.int32)
         self.lev = L.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
                             z((lv, n + 2, 4), np.int64), z((lv, n + 2, 4), np.float64),
@@ -186,15 +190,18 @@ class CutEngine(TreeWalks):
         self._clock = time.perf_counter()
         return None
 
-    def _rank(self, orders: np.ndarray) -> np.ndarray:
-        """The ranks of the rows by column (int32 (m, N)), their orders by value written into ``orders``."""
+    def _rank(self, orders: np.ndarray) -> np.ndarray | None:
+        """The ranks of the rows by column (int32 (m, N)), their orders by value written into ``orders``; None when
+        ``out_of_time()`` says so between two columns."""
         if self._ranked is not None:
             ranks, order = self._ranked
             orders[:] = order
             self._ranked = None
             return ranks
         ranks = np.empty((self.m, self.n), dtype=np.int32)
-        found = sorted_columns(self.X, ranks, orders)
+        found = sorted_columns(self.X, ranks, orders, self.out_of_time)
+        if found is None:
+            return None
         for j, (mine, given) in enumerate(zip(found, self.values)):
             if len(mine) and (len(given) != len(mine) or given[-1] != mine[-1]):
                 raise ValueError(f"column {j}: the values given are not the column's distinct values")
@@ -436,6 +443,8 @@ def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None
         engine.blocks_start = warm_start == "cart"
         levels = cart_levels(len(y), max_depth, float(regularization))
         engine.cart_in_time = lambda: cart_affordable(*X.shape, limits.time_limit, started, levels)
+        if limits.time_limit is not None:
+            engine.out_of_time = lambda: time.perf_counter() - started >= limits.time_limit
         # at depth <= 2 the depth-2 stage is the whole search, and a CART tree would cost it more than it prunes:
         # there it is fitted only for a search that stops (a memory limit) before it has a tree
         if warm_start == "cart" and len(np.unique(y)) >= 2 and engine.cart_in_time():
