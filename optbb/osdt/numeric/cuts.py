@@ -40,8 +40,8 @@ class ColumnValues:
     """What the cuts of numeric columns are made of, computed once per fit: ``values[j]`` the distinct values of
     column ``j`` on the rows of positive weight (ascending), ``binary[j]`` whether the column holds only 0 and 1
     (on every row, as :func:`is_binary_column`).  ``ranks`` and ``orders``: those rows (numbered among themselves)
-    as :func:`sorted_columns` ranks and orders them, when known (:func:`column_values` leaves them out: the search
-    over sorted orders ranks the columns itself once its arrays fit the memory limit)."""
+    as :func:`sorted_columns` ranks and orders them, when known (:func:`column_values` leaves them out of a large
+    ``X``: the search over sorted orders ranks the columns itself once its arrays fit the memory limit)."""
 
     values: list
     binary: list
@@ -51,15 +51,23 @@ class ColumnValues:
 
 def column_values(X, sample_weight=None) -> ColumnValues:
     """The :class:`ColumnValues` of ``X`` (finite numbers, rows x columns) with weights ``sample_weight``: one sort
-    of each column's values, one column at a time (8 bytes a row besides the values)."""
+    of each column's values, one column at a time (8 bytes a row besides the values), or with the ranks and orders
+    too for at most :data:`SMALL_VALUES` values (two sorts cost a small fit more than the memory saved)."""
     X = np.asarray(X, dtype=np.float64)
     keep = None if sample_weight is None else np.asarray(sample_weight) > 0
     if keep is not None and keep.all():
         keep = None
-    values = [distinct_values(X[:, j] if keep is None else X[keep, j]) for j in range(X.shape[1])]
+    ranks = orders = None
+    if X.size <= SMALL_VALUES:  # ranked at once too, which a small fit's search then reads
+        values, ranks, orders = sorted_columns(X if keep is None else X[keep])
+    else:
+        values = [distinct_values(X[:, j] if keep is None else X[keep, j]) for j in range(X.shape[1])]
     binary = [len(v) <= 2 and is_binary_column(v) and (keep is None or is_binary_column(X[~keep, j]))
               for j, v in enumerate(values)]
-    return ColumnValues(values, binary)
+    return ColumnValues(values, binary, ranks, orders)
+
+
+SMALL_VALUES = 1 << 18  # column_values ranks up to this many values (2 MB of ranks and orders) with their sort
 
 
 def distinct_values(x: np.ndarray) -> np.ndarray:
@@ -73,6 +81,7 @@ def distinct_values(x: np.ndarray) -> np.ndarray:
 
 
 _RADIX_SPAN = 1 << 16  # integer columns spanning fewer values than this sort by radix (numpy's stable 16-bit sort)
+_BLOCK_VALUES = 1 << 16  # sorted_columns sorts this many values at once, at least a column
 
 
 def sorted_columns(X: np.ndarray, ranks: np.ndarray | None = None, orders: np.ndarray | None = None,
@@ -82,7 +91,8 @@ def sorted_columns(X: np.ndarray, ranks: np.ndarray | None = None, orders: np.nd
     index of row ``i``'s value in ``values[j]``, ``orders[j]`` the rows by ascending value, ties by row.  Given
     ``ranks`` and ``orders`` (int32 (m, N), C-ordered rows), it writes into them and returns ``values`` alone, or
     None when ``stop()`` says so between two columns (a time limit: a column of 1,000,000 rows takes 0.1-0.2 s).
-    Columns are done one at a time: besides the outputs, it holds about 48 bytes a row (more for a column of
+    Columns are done a block at a time (:data:`_BLOCK_VALUES` values, at least a column): besides the outputs, it
+    holds about 48 bytes a row of a block (more for a column of
     integers spanning more values than rows, counted in 24 bytes a value of the span)."""
     X = np.asarray(X, dtype=np.float64)
     n, m = X.shape
@@ -91,16 +101,19 @@ def sorted_columns(X: np.ndarray, ranks: np.ndarray | None = None, orders: np.nd
     orders = np.empty((m, n), dtype=np.int32) if orders is None else orders
     values: list = []
     if n:
-        work, found, count = np.empty((3, n), dtype=np.int64), np.empty((1, n)), np.empty(1, np.int64)
-        for j in range(m):
+        block = max(1, min(m, _BLOCK_VALUES // n))  # columns at once: all of a small X, one of a large one
+        work, found = np.empty((3, n), dtype=np.int64), np.empty((block, n))
+        count = np.empty(block, np.int64)
+        for j in range(0, m, block):
             if stop is not None and stop():
                 return None
-            xt = np.ascontiguousarray(X[:, j])[None, :]
+            xt = np.ascontiguousarray(X[:, j:j + block].T)
             low, span, by_value = _orders(xt)
-            if span[0] > work.shape[1]:  # a counted column of integers spanning more values than rows
-                work = np.empty((3, int(span[0])), dtype=np.int64)
-            _rank_columns(xt, low, span, by_value, ranks[j:j + 1], orders[j:j + 1], found, count, work)
-            values.append(found[0, :count[0]].copy())
+            if span.max() > work.shape[1]:  # a counted column of integers spanning more values than rows
+                work = np.empty((3, int(span.max())), dtype=np.int64)
+            b = xt.shape[0]
+            _rank_columns(xt, low, span, by_value, ranks[j:j + b], orders[j:j + b], found, count, work)
+            values += [found[i, :count[i]].copy() for i in range(b)]
     else:
         values = [np.empty(0) for _ in range(m)]
     return values if given else (values, ranks, orders)

@@ -40,6 +40,7 @@ RECORD_ENTRIES = 1 << 21  # 16 MB of records of stumps (CutEngine._record_slots)
 CART_AFTER = 0.01
 _LEAF = np.array([[-1], [0]], dtype=np.int64)  # a preorder tree of one leaf
 _OVER = object()  # what ``next`` gives once the stages are over
+_LOADED: set = set()  # the kernels called from Python this process has loaded (CutEngine.load_kernels)
 
 
 # the bounds of the search a user can switch off (:mod:`optbb.osdt.bounds`, ConTree's interval pruning), as the
@@ -253,12 +254,15 @@ class CutEngine(TreeWalks):
         """Compile, or load from Numba's cache, what the search runs (the driver keeps it off the clock): the
         frames, and the stages and the partition ``step`` calls from Python, each on nothing."""
         K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, 0, self.sc)
-        st = self.st.copy()
-        K.depth2_begin(self.data, self.lev, self.fr.fv, 0, 0, self.lam_n, -1.0, self.sc, st, L.D2_FREE)
-        st[L.S_D2LV], st[L.S_D2KIND], st[L.S_D2C], st[L.S_D2HEAD], st[L.S_D2TAIL] = 0, L.D2_FREE, self.m, 0, 0
-        K.depth2_more(self.data, self.lev, self.fr.fv, self.lam_n, self.sc, st)
-        if self.lev.nrows.shape[0] > 1:  # the blocks start's partitions
+        if "stages" not in _LOADED:  # once a process has them, a call costs its dispatch only
+            st = self.st.copy()
+            K.depth2_begin(self.data, self.lev, self.fr.fv, 0, 0, self.lam_n, -1.0, self.sc, st, L.D2_FREE)
+            st[L.S_D2LV], st[L.S_D2KIND], st[L.S_D2C], st[L.S_D2HEAD], st[L.S_D2TAIL] = 0, L.D2_FREE, self.m, 0, 0
+            K.depth2_more(self.data, self.lev, self.fr.fv, self.lam_n, self.sc, st)
+            _LOADED.add("stages")
+        if self.lev.nrows.shape[0] > 1 and "partition" not in _LOADED:  # the blocks start's partitions
             K.partition(self.data, self.lev, 0, 0, 1)
+            _LOADED.add("partition")
         self.lower_bound()
 
     def try_cart(self) -> None:
