@@ -404,13 +404,18 @@ def test_solve_takes_a_cut_dataset_and_its_tree_reads_raw_columns(iris):
 
 
 def test_orders_above_the_memory_limit_stop_with_the_initial_tree():
+    """The search's arrays (orders of 3 levels 290 kB, ranks and keys 96 kB, ...) pass the limit: it stops at once
+    with the CART tree, whose fit (a float32 copy of X and about 64 bytes a row: 256 kB) fits beside what is held
+    (labels, weights and the columns' values: 144 kB); with room for neither, with the root leaf."""
     rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(3000, 4)), rng.integers(0, 2, 3000)  # ranks and keys 144 kB, orders of 3 levels 290 kB
-    clf = OSDTClassifier(regularization=0, max_depth=4, memory_limit=200_000).fit(X, y)
+    X, y = rng.normal(size=(3000, 4)), rng.integers(0, 2, 3000)
+    clf = OSDTClassifier(regularization=0, max_depth=4, memory_limit=600_000).fit(X, y)
     assert clf.result_.status.name == "MEMORY_LIMIT"
     assert clf.result_.lower_bound <= clf.result_.objective and clf.predict(X).shape == (3000,)
-    assert clf.result_.counters["memory_bytes"] <= 200_000
+    assert clf.result_.counters["memory_bytes"] <= 600_000
     assert clf.result_.objective < np.bincount(y).min() / len(y)  # the CART tree, better than the root leaf
+    tight = OSDTClassifier(regularization=0, max_depth=4, memory_limit=200_000).fit(X, y).result_
+    assert tight.status.name == "MEMORY_LIMIT" and tight.model.n_leaves == 1
 
 
 def test_rashomon_set_of_a_numeric_fit_reads_raw_rows(iris):
@@ -603,7 +608,7 @@ def test_without_a_depth_limit_the_sparse_tree_is_the_binary_dp_on_every_cut(pro
 def test_a_numeric_fit_keeps_neither_the_matrix_of_cuts_nor_the_orders():
     """The fitted estimator keeps the raw columns and their values, not what only the search reads (the matrix of
     cuts, 1 byte per row and cut; the ranks and orders, 8 bytes per value): they are made again when its Rashomon
-    set needs them, and a pickle holds none of them."""
+    set needs them, and a pickle holds none of them (nor the training data: ``rashomon_set`` takes it again)."""
     import pickle
 
     X, y = hard_numeric_problem(n=40, m=3, seed=3, decimals=1)
@@ -613,9 +618,10 @@ def test_a_numeric_fit_keeps_neither_the_matrix_of_cuts_nor_the_orders():
         count = est.rashomon_set(epsilon=0.01).count
         assert est._data._X is not None  # made for the set
         again = pickle.loads(pickle.dumps(est))
-        assert again._data._X is None and again._data.columns.ranks is None
+        assert again._data is None
         assert np.array_equal(again.predict(X), est.predict(X))
-        assert again.rashomon_set(epsilon=0.01).count == count
+        assert again.rashomon_set(epsilon=0.01, X=X, y=y).count == count
+        assert again._data._X is not None and again.rashomon_set(epsilon=0.01).count == count
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -228,7 +228,7 @@ def validate_fit_input(X, y, sample_weight=None, *, estimator, multiclass: bool 
     if numeric and not np.all((X_checked == 0) | (X_checked == 1)):  # numbers: y and weights checked as for 0/1
         _, y01, w = check_binary_arrays(np.zeros((X_checked.shape[0], 1), np.uint8), y_enc.reshape(-1),
                                         sample_weight, max(2, len(classes)))
-        X01 = np.array(X_checked, dtype=np.float64)
+        X01 = np.asarray(X_checked, dtype=np.float64)  # not copied when it is float64 already: nothing writes it
     else:
         X01, y01, w = check_binary_arrays(X_checked, y_enc.reshape(-1), sample_weight, max(2, len(classes)))
     if len(classes) > 2:

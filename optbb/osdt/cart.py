@@ -4,7 +4,8 @@ incumbent, fitted once here for all of them.
 :func:`fit_cart` fits it; :func:`cart_warm_start` reads it as the leaves of a tree over 0/1 features (the leaf-set
 and dp searches, and the dp search's completions of a stopped search), :func:`cart_tree` as a preorder tree over
 the ranks of numeric columns (the numeric search).  Under a time limit a fit is left out when its estimated time
-(:func:`cart_seconds`) is over :data:`CART_SHARE` of the time left (:func:`cart_affordable`).
+(:func:`cart_seconds`) is over :data:`CART_SHARE` of the time left (:func:`cart_affordable`); under a memory limit
+the numeric search leaves it out when its memory (:func:`cart_bytes`) would pass the limit.
 """
 from __future__ import annotations
 
@@ -16,21 +17,49 @@ import numpy as np
 from .model import Literal
 
 CART_SECONDS_PER_CELL = 6e-8  # scikit-learn's CART on 0/1 features: 1,000,000 x 40 took 1.25 s (3.1e-8 a cell)
+# on raw numeric columns each level sorts every column's values at its nodes: make_classification(10**6, 10) took
+# 5.8 s at depth 2, 6.9 s at depth 3, 13.8 s at depth 5 (1.2-1.5e-8 s a row, column, level and log2 of the rows)
+CART_SECONDS_PER_SORTED = 2e-8
 CART_SHARE = 0.25  # of the time left that the CART warm start may take under a time limit
+# scikit-learn's CART holds a float32 copy of X and about 60 bytes a row (sample indices, weights, the values of a
+# node's column): 92 MB more resident memory on 1,000,000 x 10, 40 MB on 300,000 x 30
+CART_BYTES_PER_ROW = 64
+CART_FIXED_BYTES = 1 << 16
 
 
-def cart_seconds(n_samples: int, n_features: int) -> float:
-    """A generous estimate of the seconds a CART fit on ``n_samples x n_features`` 0/1 data takes."""
-    return CART_SECONDS_PER_CELL * n_samples * n_features
+def cart_seconds(n_samples: int, n_features: int, levels: int | None = None) -> float:
+    """A generous estimate of the seconds a CART fit on ``n_samples x n_features`` 0/1 data takes, or with
+    ``levels`` (the levels it grows) on raw numeric columns."""
+    if levels is None:
+        return CART_SECONDS_PER_CELL * n_samples * n_features
+    return CART_SECONDS_PER_SORTED * n_samples * max(1.0, math.log2(max(n_samples, 1))) * n_features * max(1, levels)
 
 
-def cart_affordable(n_samples: int, n_features: int, time_limit: float | None, started: float) -> bool:
+def cart_levels(n_samples: int, max_depth: int | None, lam: float) -> int:
+    """The levels a CART tree on numeric columns grows at most: ``max_depth``, fewer than its ``1 / (2 lambda)``
+    leaves, and at most ``log2`` of the rows that its sorts cost ``N log N`` for in all (:func:`cart_seconds`)."""
+    levels = math.ceil(math.log2(max(n_samples, 2)))
+    if max_depth is not None:
+        levels = min(levels, int(max_depth))
+    if lam > 0:
+        levels = min(levels, max(1, int(min(0.5 / lam, n_samples)) - 1))
+    return max(levels, 1)
+
+
+def cart_bytes(n_samples: int, n_features: int) -> int:
+    """A generous estimate of the bytes a CART fit on ``n_samples x n_features`` adds to resident memory."""
+    return 4 * n_samples * n_features + CART_BYTES_PER_ROW * n_samples + CART_FIXED_BYTES
+
+
+def cart_affordable(n_samples: int, n_features: int, time_limit: float | None, started: float,
+                    levels: int | None = None) -> bool:
     """Whether a CART warm start fits in :data:`CART_SHARE` of the time left (the clock started at ``started``,
-    a ``time.perf_counter()``): without a time limit, always; else the search starts without it."""
+    a ``time.perf_counter()``): without a time limit, always; else the search starts without it.  ``levels``: a
+    fit on raw numeric columns growing that many levels (:func:`cart_seconds`)."""
     if time_limit is None:
         return True
     left = time_limit - (time.perf_counter() - started)
-    return cart_seconds(n_samples, n_features) <= CART_SHARE * left
+    return cart_seconds(n_samples, n_features, levels) <= CART_SHARE * left
 
 
 def fit_cart(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None, max_depth: int | None,

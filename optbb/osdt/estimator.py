@@ -5,11 +5,11 @@ import time
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from ..common.data import BinaryDataset
+from ..common.data import BinaryDataset, fingerprint
 from ..common.proba import LogOddsDecisionMixin
 from ..common.rashomon import RashomonSet
 from ..common.validation import (FEATURE_NAMES_CONSTRAINT, LIMIT_CONSTRAINTS, ParamNamesMixin, MultiClassTagsMixin,
@@ -18,6 +18,11 @@ from ..common.weights import combined_weights
 from .numeric.cuts import CutDataset, checked_cut_dataset
 from .solve import OPTION_CONSTRAINTS, solve_checked
 from .rashomon.build import rashomon_set as tree_rashomon_set
+
+
+def _fingerprint(data: BinaryDataset) -> int:
+    """The checksum of what a fit searched: its columns (raw, or 0/1), labels and weights."""
+    return fingerprint(data.raw if isinstance(data, CutDataset) else data.X, np.asarray(data.y), data.sample_weight)
 
 
 class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin, ClassifierMixin, BaseEstimator):
@@ -44,7 +49,9 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
     else ``x0, x1, ...``).
 
     Fitted attributes: ``tree_`` (:class:`optbb.osdt.Tree`), ``result_`` (:class:`optbb.SearchResult`),
-    ``classes_``, ``n_features_in_``, ``feature_names_in_`` (DataFrame input only).
+    ``classes_``, ``n_features_in_``, ``feature_names_in_`` (DataFrame input only).  The fitted estimator also keeps
+    the training data for :meth:`rashomon_set`; a pickle leaves it out (a tree fitted on 1,000,000 x 10 pickles in
+    a few kB, not 161 MB), and ``rashomon_set`` of an unpickled estimator takes it again as ``X``, ``y``.
     """
 
     _parameter_constraints: dict = {
@@ -76,18 +83,13 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
     def fit(self, X, y, sample_weight=None):
         """Solve OSDT on ``(X, y)``.  ``sample_weight``: non-negative real weights (times ``class_weight``); the
         loss is the weight of the misclassified samples over the total weight, so an integer weight ``k`` counts a
-        sample ``k`` times.  ``time_limit`` counts from this call: validation and packing are on the clock."""
+        sample ``k`` times.  ``time_limit`` counts from this call: validation and packing are on the clock.  The
+        fitted estimator keeps the training data (not copied when it is float64 or 0/1 already) for
+        :meth:`rashomon_set`, but a pickle of it does not."""
         started = time.perf_counter()
         self._validate_params()
-        Xc, y_enc, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=self, multiclass=True,
-                                                          numeric=True)
-        weights = combined_weights(y_enc, w, self.class_weight, classes, "OSDTClassifier")
-        names = display_names(self.feature_names, names, Xc.shape[1])
-        labels = tuple(str(c) for c in classes)
-        if Xc.dtype == np.uint8:
-            data = BinaryDataset(Xc, y_enc, names, weights, labels)
-        else:  # every threshold of each numeric column: the trees read the raw columns
-            data = checked_cut_dataset(Xc, y_enc, names, weights, labels)
+        data, classes = self._dataset(self, X, y, sample_weight)
+        self._fingerprint = _fingerprint(data)  # what tells the training data from other data (rashomon_set)
         # the options are checked with the parameters (_validate_params)
         result = solve_checked(data, self.regularization, search=self.search, policy=self.policy,
                                ablation=self.ablation, initial_tree=self.initial_tree, upper_bound=self.upper_bound,
@@ -103,16 +105,64 @@ class OSDTClassifier(LogOddsDecisionMixin, MultiClassTagsMixin, ParamNamesMixin,
         self.result_ = result
         return self
 
-    def rashomon_set(self, epsilon: float | None = None, bound: float | None = None, *, max_depth="fit",
-                     exclude_useless: bool = True, time_limit: float | None = None, node_limit: int | None = None,
-                     memory_limit="auto", verbose: int = 0) -> RashomonSet:
+    def _dataset(self, checker, X, y, sample_weight) -> tuple[BinaryDataset, np.ndarray]:
+        """``(dataset, classes)`` of a fit on ``(X, y, sample_weight)`` with this estimator's parameters, the input
+        checked as ``checker`` (an estimator: ``n_features_in_`` and ``feature_names_in_`` are set on it)."""
+        Xc, y_enc, classes, names, w = validate_fit_input(X, y, sample_weight, estimator=checker, multiclass=True,
+                                                          numeric=True)
+        weights = combined_weights(y_enc, w, self.class_weight, classes, "OSDTClassifier")
+        names = display_names(self.feature_names, names, Xc.shape[1])
+        labels = tuple(str(c) for c in classes)
+        if Xc.dtype == np.uint8:
+            return BinaryDataset(Xc, y_enc, names, weights, labels), classes
+        # every threshold of each numeric column: the trees read the raw columns
+        return checked_cut_dataset(Xc, y_enc, names, weights, labels), classes
+
+    def __getstate__(self) -> dict:
+        """Pickled without the training data (the tree, the result and the classes are what predict reads):
+        :meth:`rashomon_set` of an unpickled estimator takes the training data again."""
+        state = dict(super().__getstate__())
+        state["_data"] = None
+        return state
+
+    def _training(self, X, y, sample_weight) -> BinaryDataset:
+        """The dataset :meth:`rashomon_set` searches: the one kept by ``fit``, or made again of ``(X, y,
+        sample_weight)``, which must be the fit's training data (a ValueError otherwise, and when neither is
+        there)."""
+        check_is_fitted(self, "tree_")
+        if X is None and y is None and sample_weight is None:
+            data = getattr(self, "_data", None)
+            if data is None:
+                raise ValueError("this OSDTClassifier holds no training data (a pickle keeps the fitted tree, not the "
+                                 "training set): pass the data of the fit again, rashomon_set(..., X=X, y=y) "
+                                 "(and sample_weight=...)")
+            if _fingerprint(data) != self._fingerprint:
+                raise ValueError("the training X, y or sample_weight was changed in place since fit (the fit keeps "
+                                 "them without a copy): fit again, or pass the data of the fit as X=, y=")
+            return data
+        if X is None or y is None:
+            raise ValueError("rashomon_set takes the training data as X and y together (with sample_weight when the "
+                             "fit had it), or none of them to use what fit kept")
+        data, _ = self._dataset(clone(self), X, y, sample_weight)
+        if _fingerprint(data) != self._fingerprint:
+            raise ValueError("X, y and sample_weight are not the data this OSDTClassifier was fitted on: its Rashomon "
+                             "set is of the fit's objective on its training data (fit again on other data)")
+        self._data = data
+        return data
+
+    def rashomon_set(self, epsilon: float | None = None, bound: float | None = None, *, X=None, y=None,
+                     sample_weight=None, max_depth="fit", exclude_useless: bool = True,
+                     time_limit: float | None = None, node_limit: int | None = None, memory_limit="auto",
+                     verbose: int = 0) -> RashomonSet:
         """Every tree on the training data within ``(1 + epsilon) *`` the optimum (or an absolute ``bound``) of
         this estimator's objective (its ``regularization``, weights and, unless given, its ``max_depth``): see
         :func:`optbb.osdt.rashomon_set`.  The trees predict ``classes_`` labels on X as ``predict`` takes it (after
-        a fit on numeric columns, the trees are over the raw columns, with thresholds: ``petal_length <= 2.45``)."""
-        check_is_fitted(self, "tree_")
+        a fit on numeric columns, the trees are over the raw columns, with thresholds: ``petal_length <= 2.45``).
+        The training data is what ``fit`` kept; an unpickled estimator has none, so pass the data of the fit
+        again as ``X``, ``y`` (and ``sample_weight``), checked to be that data (a ValueError otherwise)."""
+        data = self._training(X, y, sample_weight)
         depth = self.max_depth if max_depth == "fit" else max_depth
-        out = tree_rashomon_set(self._data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
+        out = tree_rashomon_set(data, self.regularization, epsilon=epsilon, bound=bound, max_depth=depth,
                                 exclude_useless=exclude_useless, time_limit=time_limit, node_limit=node_limit,
                                 memory_limit=memory_limit, verbose=verbose, classes=list(self.classes_))
         out.prepare = self._features

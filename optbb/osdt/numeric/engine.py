@@ -12,9 +12,8 @@ valid lower bound.  The tree it returns reads the raw columns (``Tree.cuts``).
 """
 from __future__ import annotations
 
-import math
 import time
-from typing import Callable
+from typing import Callable, Generator, Iterator
 
 import numpy as np
 
@@ -23,14 +22,14 @@ from ...common.bounds import objective_value
 from ...common.limits import InterruptGuard, Limits
 from ...common.result import SearchResult, Status
 from ...common.weights import drop_zero_weights
-from .cuts import CutDataset, sorted_columns
+from .cuts import CutDataset, column_values, sorted_columns
 from . import kernel as K
+from . import layout as L
 from .stumps import HIST_BINS, HIST_COPIES, N_SC
-from .memo import entry_bytes, new_memo, row_keys, subtree_end
+from .memo import entry_bytes, new_memo, row_keys
+from .trees import TreeWalks, graft, prefix
 from ..support import weight_units
-from ..cart import cart_affordable, cart_tree
-from ..model import CutMap, Tree, cut_threshold
-from ..support import leaf_stats_of
+from ..cart import cart_affordable, cart_bytes, cart_levels, cart_tree
 
 _BIG = 1 << 62
 MAX_DEPTH = 16  # deeper limits go to the dp search over the cut matrix (a tree buffer holds 2^(d+1) nodes)
@@ -39,6 +38,9 @@ RECORD_ENTRIES = 1 << 21  # 16 MB of records of stumps (CutEngine._record_slots)
 # seconds of search before a CART tree is fitted (without regularization): scikit-learn's CART took 0.7 ms on iris
 # at depth 3, a fifth of the fit, and never helped a search of 10 ms (iris, wine at depth 3 and 4)
 CART_AFTER = 0.01
+_LEAF = np.array([[-1], [0]], dtype=np.int64)  # a preorder tree of one leaf
+_OVER = object()  # what ``next`` gives once the stages are over
+_LOADED: set = set()  # the kernels called from Python this process has loaded (CutEngine.load_kernels)
 
 
 # the bounds of the search a user can switch off (:mod:`optbb.osdt.bounds`, ConTree's interval pruning), as the
@@ -52,19 +54,21 @@ def switches(ablation) -> np.ndarray:
     unknown = sorted(set(ablation) - set(ABLATIONS))
     if unknown:
         raise ValueError(f"ablation names {unknown} are not bounds of the numeric search; known: {list(ABLATIONS)}")
-    ip = np.ones(K.N_IP, dtype=np.int64)
-    for slot, name in zip((K.P_INTERVAL, K.P_SHRINK, K.P_RECORDS), ABLATIONS):
+    ip = np.ones(L.N_IP, dtype=np.int64)
+    for slot, name in zip((L.P_INTERVAL, L.P_SHRINK, L.P_RECORDS), ABLATIONS):
         ip[slot] = name not in ablation
     return ip
 
 
-class CutEngine:
+class CutEngine(TreeWalks):
     """The frames of :mod:`optbb.osdt.numeric.kernel` over ranked columns (see :func:`solve_cuts` for the arguments;
     ``values``: each column's distinct values, ascending, when already known; ``ranked``: with them, the ranks and
     orders of ``X``'s rows as :func:`~optbb.osdt.numeric.cuts.sorted_columns` gives them, not sorted again;
-    ``ablation``: names of :data:`ABLATIONS` switched off)."""
+    ``ablation``: names of :data:`ABLATIONS` switched off).  The columns are ranked by :meth:`start`, once the
+    search's arrays are known to fit the memory limit."""
 
     name = "osdt-cuts"
+    first_work = 1 << 16  # units of the first chunk (a pass over a row: 1), about a millisecond
 
     def __init__(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, n_classes: int, lam: float,
                  max_depth: int | None, column_names: list[str], binary: list[bool], *,
@@ -76,29 +80,31 @@ class CutEngine:
         self.k = int(n_classes)
         self.lam = float(lam)
         self.max_depth = None if max_depth is None else int(max_depth)
-        if values is None:
-            self.values, ranks, self._order = sorted_columns(X)
-        elif ranked is not None and ranked[0].shape == (self.m, self.n) == ranked[1].shape:
-            self.values, (ranks, self._order) = values, ranked
-        else:
-            self.values = values
-            ranks, self._order = _ranks_and_orders(X, values)
-        q = np.ones(self.n) if w is None else weight_units(w).units.astype(np.float64)
-        self.data = K.Data(ranks, y.astype(np.int64), q, row_keys(self.n), switches(ablation))
-        self.total = float(q.sum())
+        self.values = column_values(X).values if values is None else values
+        self._ranked = ranked if ranked is not None and ranked[0].shape == (self.m, self.n) == ranked[1].shape \
+            else None
+        self.yi = np.asarray(y, dtype=np.int64)
+        self.q = np.ones(self.n) if w is None else weight_units(w).units.astype(np.float64)
+        self.ip = switches(ablation)
+        self.data = None  # the kernel's Data, once the columns are ranked (start)
+        self.total = float(self.q.sum())
         self.lam_n = self.lam * self.total
         self.node_limit = _BIG if node_limit is None else int(node_limit)
         self.memory_limit = memory_limit
         self.inc_tree = np.array([[-1], [0]], dtype=np.int64)  # the root leaf, until a CART tree beats it
         self.inc_cost = self._cost(self.inc_tree)
         self.lev = self.fr = self.memo = None
-        self.st = np.zeros(K.N_ST, dtype=np.int64)
-        self.st[K.S_TOP] = -1
+        self.st = np.zeros(L.N_ST, dtype=np.int64)
+        self.st[L.S_TOP] = -1
         self.sc = np.zeros((N_SC, self.k), dtype=np.float64)
         self.done = False
         self._best_lb = 0.0
-        self.blocks_start = True  # see :meth:`_blocks_start`
+        self.blocks_start = True  # see :meth:`_blocks`
         self.cart_start: Callable[[], np.ndarray] | None = None  # see :meth:`try_cart`
+        self.cart_in_time: Callable[[], bool] = lambda: True  # whether a CART fit still fits the time left
+        self.out_of_time: Callable[[], bool] = lambda: False  # whether the time limit has come (start's sorts)
+        self._pieces: Iterator[None] | None = None  # the stages run by step before (or instead of) the frames
+        self._frames = False  # whether the search has frames (depth >= 3), set by start
         self._clock = 0.0  # when the search started
 
     # -- arrays --------------------------------------------------------------------------------------------------
@@ -121,10 +127,13 @@ class CutEngine:
         return max(1, self.depth - 1)
 
     def planned_bytes(self) -> int:
-        """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames)."""
+        """Bytes of the search's arrays for this problem (orders and positions per level, trees, frames, the ranks
+        and the rows' keys), and what ranking the columns holds for a while (a column's copy, its order by value,
+        its ranks' scratch: 48 bytes a row), made only once they fit the memory limit with what is held already
+        (:meth:`memory_bytes`)."""
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
         memo = self._memo_entries() * entry_bytes(t)
-        return (lv * (4 * (m + 1) * n + 80 * n + 32 * t) + self.data.R.nbytes + 40 * n + memo
+        return (lv * (4 * (m + 1) * n + 80 * n + 32 * t) + 4 * m * n + 16 * n + 48 * n + memo
                 + 16 * m * self._record_slots() + 16 * HIST_COPIES * self.k * self._hist_bins()
                 + 4 * (m + 2) * n + 8 * n)
 
@@ -148,117 +157,184 @@ class CutEngine:
         return 0 if want < 2 else 1 << int(np.log2(want))
 
     def start(self) -> Status | None:
-        if self.memory_limit is not None and self.planned_bytes() > self.memory_limit:
-            self.try_cart()  # the search stops with the CART tree, if it has one
+        if self.memory_limit is not None and self.memory_bytes() + self.planned_bytes() > self.memory_limit:
+            self.try_cart()  # the search stops with the CART tree, if it has one that fits
             return Status.MEMORY_LIMIT
         lv, n, m, t = self._levels(), self.n, self.m, self._tree_nodes()
-        order = self._order
-        ords = np.zeros((lv, m + 1, n), dtype=np.int32)
-        ords[0, :m] = order
-        ords[0, m] = np.arange(n, dtype=np.int32)
         z = np.zeros
-        self.lev = K.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
+        ords = np.empty((lv, m + 1, n), dtype=np.int32)
+        ranks = self._rank(ords[0, :m])
+        if ranks is None:  # the time limit came while the columns were sorted
+            return Status.TIME_LIMIT
+        self.data = L.Data(ranks, self.yi, self.q, row_keys(self.n), self.ip)
+        ords[0, m] = np.arange(n, dtype=np.int32)
+        self.lev = L.Levels(ords, z(lv, np.int64), z((lv, n), np.int64), z((lv, n + 1), np.float64),
                             z((lv, n + 2, 4), np.int64), z((lv, n + 2, 4), np.float64),
                             z((lv, 2, 2, t), np.int64), np.tile(np.arange(m), (lv + 1, 1)), z(n, np.uint8),
                             z(m, np.float64), z((lv, 2), np.uint64), z((2, n), np.int32),
                             z((self._record_slots(), 2, m), np.float64),
                             z((self._hist_bins(), 2 * HIST_COPIES * self.k), np.float64), z((m + 2, n), np.int32),
-                            z(n, np.float64))
+                            z(n, np.float64), z(L.N_D2, np.float64))
         self.memo = new_memo(self._memo_entries(), t)
         self.lev.nrows[0] = n
-        self._blocks_start()
-        self.fr = K.Frames(z((lv, K.N_FI), np.int64), z((lv, K.N_FV), np.float64))
-        self.fr.fv[0, K.FV_UB] = self.fr.fv[0, K.FV_BEST] = self.inc_cost
-        if self.depth >= 3:
-            self.fr.fi[0, K.FI_D] = self.depth
-            self.fr.fi[0, K.FI_PHASE] = K.OPEN
-            self.st[K.S_TOP] = 0
+        self.fr = L.Frames(z((lv, L.N_FI), np.int64), z((lv, L.N_FV), np.float64))
+        self.fr.fv[0, L.FV_UB] = self.fr.fv[0, L.FV_BEST] = self.inc_cost
+        self._frames = self.depth >= 3  # else the search is one stage, and a CART tree only a fallback (finish)
+        if self._frames:
+            self.fr.fi[0, L.FI_D] = self.depth
+            self.fr.fi[0, L.FI_PHASE] = L.OPEN
+            self.st[L.S_TOP] = 0
+            if self.blocks_start and self.n >= 2:
+                self._pieces = self._blocks(self.depth)
+        else:
+            self._pieces = self._whole_stage(self.depth)
         self._clock = time.perf_counter()
         return None
 
-    def _blocks_start(self) -> None:
+    def _rank(self, orders: np.ndarray) -> np.ndarray | None:
+        """The ranks of the rows by column (int32 (m, N)), their orders by value written into ``orders``; None when
+        ``out_of_time()`` says so between two columns."""
+        if self._ranked is not None:
+            ranks, order = self._ranked
+            orders[:] = order
+            self._ranked = None
+            return ranks
+        ranks = np.empty((self.m, self.n), dtype=np.int32)
+        found = sorted_columns(self.X, ranks, orders, self.out_of_time)
+        if found is None:
+            return None
+        for j, (mine, given) in enumerate(zip(found, self.values)):
+            if len(mine) and (len(given) != len(mine) or given[-1] != mine[-1]):
+                raise ValueError(f"column {j}: the values given are not the column's distinct values")
+        return ranks
+
+    def _stage(self, lv: int, depth: int, ub: float, kind: int) -> Generator[None, None, float]:
+        """A depth-2 stage of level ``lv`` (:mod:`~optbb.osdt.numeric.depth2`) run a piece per ``next``, each
+        within the work ``step`` sets; returns its cost."""
+        best = K.depth2_begin(self.data, self.lev, self.fr.fv, lv, depth, self.lam_n, ub, self.sc, self.st, kind)
+        while self.st[L.S_D2] == 1:
+            yield
+            best = K.depth2_more(self.data, self.lev, self.fr.fv, self.lam_n, self.sc, self.st)
+        return best
+
+    def _whole_stage(self, depth: int) -> Iterator[None]:
+        """The search at depth <= 2: one stage at the root, below the incumbent."""
+        best = yield from self._stage(0, depth, self.inc_cost, L.D2_CHILD)
+        self.fr.fv[0, L.FV_BEST] = best
+        self.st[L.S_DEPTH2] += 1
+        self.done = True
+
+    def _blocks(self, depth: int) -> Iterator[None]:
         """A first incumbent from depth-2 blocks, a lookahead beyond CART's greedy splits: the optimal tree of depth
-        <= 2, each of its leaves grown into the optimal tree of depth <= ``min(2, depth - 2)`` of its rows; kept
-        when cheaper than the incumbent.  Each block costs one sweep of the depth-2 solver, as the root's first step
-        does."""
-        depth = self.depth
-        if not self.blocks_start or depth < 3 or self.n < 2:
-            return
-        K.depth2(self.data, self.lev, 0, 2, self.lam_n, np.inf, self.sc, self.st)
-        top = _prefix(self.lev.trees[0, K.BEST])
-        parts, side = [], self.lev.side
-        for rows in self._leaf_rows(top):
+        <= 2, each of its leaves grown into the optimal tree of depth <= ``min(2, depth - 2)`` of its rows, each
+        tree so far kept when cheaper than the incumbent.  Each block is one stage, as the root's first step is:
+        the root frame takes the first one's optimum (``S_ROOT2``) instead of solving it again."""
+        root = yield from self._stage(0, 2, np.inf, L.D2_FREE)
+        self.st[L.S_ROOT2], self.lev.d2[L.D2_ROOT] = 1, root
+        top = prefix(self.lev.trees[0, L.BEST])
+        self._offer(top)
+        rows_of, parts, side = self._leaf_rows(top), [], self.lev.side
+        for rows in rows_of:
             side[:] = 0
             side[rows] = 1
             K.partition(self.data, self.lev, 0, self.n, 1)
-            K.depth2(self.data, self.lev, 1, min(2, depth - 2), self.lam_n, np.inf, self.sc, self.st)
-            parts.append(_prefix(self.lev.trees[1, K.BEST]))
-        tree = graft(top, parts)
+            yield from self._stage(1, min(2, depth - 2), np.inf, L.D2_FREE)
+            parts.append(prefix(self.lev.trees[1, L.BEST]))
+            self._offer(graft(top, parts + [_LEAF] * (len(rows_of) - len(parts))))
+        fv = self.fr.fv  # the root frame starts below the blocks' tree
+        fv[0, L.FV_UB] = fv[0, L.FV_BEST] = min(fv[0, L.FV_UB], self.inc_cost)
+
+    def _offer(self, tree: np.ndarray) -> None:
+        """``tree`` becomes the incumbent when cheaper."""
         cost = self._cost(tree)
         if cost < self.inc_cost:
             self.inc_tree, self.inc_cost = tree, cost
 
+    def load_kernels(self) -> None:
+        """Compile, or load from Numba's cache, what the search runs (the driver keeps it off the clock): the
+        frames, and the stages and the partition ``step`` calls from Python, each on nothing."""
+        K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, 0, self.sc)
+        if "stages" not in _LOADED:  # once a process has them, a call costs its dispatch only
+            st = self.st.copy()
+            K.depth2_begin(self.data, self.lev, self.fr.fv, 0, 0, self.lam_n, -1.0, self.sc, st, L.D2_FREE)
+            st[L.S_D2LV], st[L.S_D2KIND], st[L.S_D2C], st[L.S_D2HEAD], st[L.S_D2TAIL] = 0, L.D2_FREE, self.m, 0, 0
+            K.depth2_more(self.data, self.lev, self.fr.fv, self.lam_n, self.sc, st)
+            _LOADED.add("stages")
+        if self.lev.nrows.shape[0] > 1 and "partition" not in _LOADED:  # the blocks start's partitions
+            K.partition(self.data, self.lev, 0, 0, 1)
+            _LOADED.add("partition")
+        self.lower_bound()
+
     def try_cart(self) -> None:
         """The pruned tree of ``cart_start()`` (a CART tree; once) as the best tree when it is cheaper than the best
-        so far; not when that has no errors and there is no regularization (it is optimal).  During the search, the
-        root frame's best and bound fall to its cost, which only tightens the bounds the frames give their children
-        (each a cost some tree reaches), and the search's own tree replaces it only when strictly cheaper."""
+        so far; not when that has no errors and there is no regularization (it is optimal), nor when the fit would
+        pass the memory limit with what the search holds (:func:`~optbb.osdt.cart.cart_bytes`).  During the
+        search, the root frame's best and bound fall to its cost, which only tightens the bounds the frames give
+        their children (each a cost some tree reaches), and the search's own tree replaces it only when strictly
+        cheaper."""
         make, self.cart_start = self.cart_start, None
         best = self._best()[0]
         if make is None or best <= 0.0:
+            return
+        if self.memory_limit is not None and self.memory_bytes() + cart_bytes(self.n, self.m) > self.memory_limit:
             return
         tree, cost = self.pruned_cost(make())
         if cost < best:
             self.inc_tree, self.inc_cost = tree, cost
             if self.fr is not None:
-                self.fr.fv[0, K.FV_BEST] = cost
-                self.fr.fv[0, K.FV_UB] = min(self.fr.fv[0, K.FV_UB], cost)
+                self.fr.fv[0, L.FV_BEST] = cost
+                self.fr.fv[0, L.FV_UB] = min(self.fr.fv[0, L.FV_UB], cost)
 
     def memory_bytes(self) -> int:
-        groups = [g for g in (self.lev, self.fr, self.memo) if g is not None] + [self.data]
-        return int(sum(a.nbytes for g in groups for a in g))
+        """Bytes held: the search's arrays once made, the labels, the weights in units and the columns' values."""
+        groups = [g for g in (self.lev, self.fr, self.memo, self.data) if g is not None]
+        held = self.yi.nbytes + self.q.nbytes + sum(v.nbytes for v in self.values)
+        return int(held + sum(a.nbytes for g in groups for a in g if a is not self.yi and a is not self.q))
 
     # -- protocol ------------------------------------------------------------------------------------------------
     def step(self, work: int) -> int:
         if work <= 0 or self.done:
             if work <= 0:  # load the kernels
-                K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, 0, self.sc)
+                self.load_kernels()
             return driver.DONE if self.done else driver.RUNNING
-        if self.depth <= 2:
-            self.fr.fv[0, K.FV_BEST] = K.depth2(self.data, self.lev, 0, self.depth, self.lam_n, self.inc_cost,
-                                                 self.sc, self.st)
-            self.st[K.S_DEPTH2] += 1
-            self.done = True
-            return driver.DONE
-        code = K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, int(work),
-                     self.sc)
-        if self.cart_start is not None and code != K.DONE and (
-                code == K.NODE_LIMIT or time.perf_counter() - self._clock >= CART_AFTER):
-            self.try_cart()
-        if code == K.NODE_LIMIT:
+        if self._pieces is not None:  # a piece of the stages before the frames (or of the whole search)
+            self.st[L.S_BUDGET] = int(work)
+            if next(self._pieces, _OVER) is _OVER:
+                self._pieces = None
+            code = L.DONE if self.done else L.RUNNING
+        else:
+            code = K.run(self.data, self.lev, self.fr, self.st, self.memo, self.lam_n, self.node_limit, int(work),
+                         self.sc)
+        if self.cart_start is not None and self._frames and code != L.DONE and (
+                code == L.NODE_LIMIT or time.perf_counter() - self._clock >= CART_AFTER):
+            if self.cart_in_time():
+                self.try_cart()
+            else:  # the time left only shrinks
+                self.cart_start = None
+        if code == L.NODE_LIMIT:
             return driver.NODE_LIMIT
-        self.done = code == K.DONE
+        self.done = code == L.DONE
         return driver.DONE if self.done else driver.RUNNING
 
     def grow(self, cap_bytes: int | None, must_stop: Callable[[], bool]) -> bool:
         return False  # the arrays are sized at the start
 
     def nodes(self) -> int:
-        return int(self.st[K.S_NODES])
+        return int(self.st[L.S_NODES])
 
     def improvements(self) -> int:
         return int(self._found())
 
     def improvement_nodes(self) -> int:
-        return int(self.st[K.S_IMPNODES])
+        return int(self.st[L.S_IMPNODES])
 
     def _found(self) -> bool:
-        return self.fr is not None and self.fr.fv[0, K.FV_BEST] < self.inc_cost
+        return self.fr is not None and self.fr.fv[0, L.FV_BEST] < self.inc_cost
 
     def _best(self) -> tuple[float, np.ndarray]:
         """The best tree so far and its cost (search units)."""
         if self._found():
-            return float(self.fr.fv[0, K.FV_BEST]), self.lev.trees[0, K.BEST]
+            return float(self.fr.fv[0, L.FV_BEST]), self.lev.trees[0, L.BEST]
         return self.inc_cost, self.inc_tree
 
     def incumbent(self) -> float:
@@ -266,47 +342,61 @@ class CutEngine:
 
     def lower_bound(self) -> float:
         """Largest lower bound seen (search units / total): once done, the optimum; before, see
-        :meth:`_frames_bound`."""
+        :meth:`_frames_bound` and, at depth <= 2, :meth:`_stage_bound`."""
         if self.done:
             return self._best()[0] / self.total
         if self.fr is None:
             return 0.0
-        self._best_lb = max(self._best_lb, min(self._frames_bound(), self._best()[0]))
+        bound = self._frames_bound() if self.st[L.S_TOP] >= 0 else self._stage_bound()
+        self._best_lb = max(self._best_lb, min(bound, self._best()[0]))
         return self._best_lb / self.total
+
+    def _stage_bound(self) -> float:
+        """A lower bound of the optimum while the search at depth <= 2 is a stage in progress at the root: a split
+        costs at least ``2 lam_n`` while columns remain after the one being searched; on the last column, the bounds
+        of its pending intervals (every position left lies in one) and the best tree so far."""
+        st = self.st
+        if st[L.S_D2] != 1 or st[L.S_D2LV] != 0:
+            return self.lam_n
+        if st[L.S_D2C] < self.m - 1:
+            return 2 * self.lam_n
+        return self._pending_bound(0, int(st[L.S_D2HEAD]), int(st[L.S_D2TAIL]), int(st[L.S_D2NB]))
 
     def _frames_bound(self) -> float:
         """A lower bound of the root's optimum from the frames on the stack, top first: a frame's value is the least
         of its best tree, the bounds of its pending intervals, the bound of the interval in progress, its split (the
         child's value plus its sibling's bound) and, if columns remain, ``2 lam_n`` (any split)."""
-        top = int(self.st[K.S_TOP])
+        top = int(self.st[L.S_TOP])
         if top < 0:
             return self.lam_n
         fi, fv, val = self.fr.fi, self.fr.fv, 0.0
         for i in range(top, -1, -1):
-            v = float(fv[i, K.FV_BEST])
-            phase = int(fi[i, K.FI_PHASE])
-            if phase == K.OPEN:
+            v = float(fv[i, L.FV_BEST])
+            phase = int(fi[i, L.FI_PHASE])
+            if phase in (L.OPEN, L.STAGE):  # a tree costs at least a leaf
                 v = min(v, self.lam_n)
-            waiting = phase in (K.WAIT_FIRST, K.WAIT_SECOND)
-            if (waiting or phase in (K.NEXT_COLUMN, K.POP)) and fi[i, K.FI_C] < self.m - 1:
+            waiting = phase in (L.WAIT_FIRST, L.WAIT_SECOND)
+            if (waiting or phase in (L.NEXT_COLUMN, L.POP)) and fi[i, L.FI_C] < self.m - 1:
                 v = min(v, 2 * self.lam_n)
-            if waiting or phase == K.POP:
-                v = min(v, self._pending_bound(i))
+            if waiting or phase == L.POP:
+                v = min(v, self._pending_bound(i, int(fi[i, L.FI_HEAD]), int(fi[i, L.FI_SP]), int(fi[i, L.FI_NB])))
             if waiting:  # the positions of the interval in progress, then its split (a child on the stack)
-                v = min(v, float(fv[i, K.FV_LBL] + fv[i, K.FV_LBR]))
-            if phase == K.WAIT_FIRST and i < top:
-                other = K.FV_LBR if fi[i, K.FI_FIRST] == 1 else K.FV_LBL
+                v = min(v, float(fv[i, L.FV_LBL] + fv[i, L.FV_LBR]))
+            if phase == L.WAIT_FIRST and i < top:
+                other = L.FV_LBR if fi[i, L.FI_FIRST] == 1 else L.FV_LBL
                 v = min(v, val + float(fv[i, other]))
-            elif phase == K.WAIT_SECOND and i < top:
-                v = min(v, float(fv[i, K.FV_V1]) + val)
+            elif phase == L.WAIT_SECOND and i < top:
+                v = min(v, float(fv[i, L.FV_V1]) + val)
             val = v
         return val
 
-    def _pending_bound(self, i: int) -> float:
-        fi, lev = self.fr.fi, self.lev
-        n, nb, q = int(lev.nrows[i]), int(fi[i, K.FI_NB]), lev.ivi.shape[1]
+    def _pending_bound(self, i: int, head: int, tail: int, nb: int) -> float:
+        """The least interval bound of the intervals ``head .. tail - 1`` of level ``i``'s queue (the column's
+        ``nb`` splits)."""
+        lev = self.lev
+        n, q = int(lev.nrows[i]), lev.ivi.shape[1]
         out = np.inf
-        for t in range(int(fi[i, K.FI_HEAD]), int(fi[i, K.FI_SP])):
+        for t in range(head, tail):
             s = t % q
             a, b = lev.ivi[i, s, :2]
             if b - a <= 1:
@@ -317,156 +407,21 @@ class CutEngine:
         return out
 
     def queue_size(self) -> int:
-        return int(self.st[K.S_TOP]) + 1
+        return int(self.st[L.S_TOP]) + 1
 
     def finish(self, status: Status):
-        if status is not Status.OPTIMAL:  # a CART tree the search did not wait for
+        if status is not Status.OPTIMAL and self.cart_in_time():  # a CART tree the search did not wait for
             self.try_cart()
         cost, tree = self._best()
         model, errors = self.model(tree)
         objective = objective_value(errors, model.n_leaves, float(self.w.sum()) if self.w is not None else self.n,
                                     self.lam)
         lower_bound = objective if status is Status.OPTIMAL else min(self.lower_bound(), objective)
-        counters = {"splits_evaluated": self.nodes(), "depth2_calls": int(self.st[K.S_DEPTH2]),
-                    "depth2_positions": int(self.st[K.S_POSITIONS]), "depth2_sweeps": int(self.st[K.S_SWEEPS]),
-                    "memo_hits": int(self.st[K.S_HITS]),
+        counters = {"splits_evaluated": self.nodes(), "depth2_calls": int(self.st[L.S_DEPTH2]),
+                    "depth2_positions": int(self.st[L.S_POSITIONS]), "depth2_sweeps": int(self.st[L.S_SWEEPS]),
+                    "memo_hits": int(self.st[L.S_HITS]),
                     "search_cost": cost / self.total}
         return model, float(objective), float(lower_bound), counters
-
-    # -- trees ---------------------------------------------------------------------------------------------------
-    def _leaf_cost(self, rows: np.ndarray) -> float:
-        """Cost (search units) of one leaf holding ``rows``: the weight of all but its largest class, plus
-        ``lam_n``."""
-        counts = np.bincount(self.data.y[rows], weights=self.data.w[rows], minlength=self.k)
-        return counts.sum() - counts.max() + self.lam_n
-
-    def _cost(self, tree: np.ndarray) -> float:
-        """Cost (search units) of a preorder tree over the ranks."""
-        cost = 0.0
-        for rows in self._leaf_rows(tree):
-            cost += self._leaf_cost(rows)
-        return cost
-
-    def pruned(self, tree: np.ndarray) -> np.ndarray:
-        """``tree`` with every split that costs at least as much as a leaf in its place made a leaf, bottom up
-        (a CART tree may split into two leaves of one class)."""
-        return self.pruned_cost(tree)[0]
-
-    def pruned_cost(self, tree: np.ndarray) -> tuple[np.ndarray, float]:
-        """:meth:`pruned` and the pruned tree's cost, its leaves' costs added left to right (as :meth:`_cost`
-        adds them, so the two agree to the last bit)."""
-        R = self.data.R
-        out: list[tuple[int, int, float]] = []  # preorder: column (-1: leaf), threshold rank, a leaf's cost
-
-        def walk(pos, rows):  # -> (next position in tree, cost of the pruned subtree)
-            leaf = self._leaf_cost(rows)
-            at = len(out)
-            j = int(tree[0, pos])
-            out.append((j, int(tree[1, pos]), 0.0) if j >= 0 else (-1, 0, leaf))
-            if j < 0:
-                return pos + 1, leaf
-            left = R[j, rows] <= tree[1, pos]
-            end, cost_l = walk(pos + 1, rows[left])
-            end, cost_r = walk(end, rows[~left])
-            if leaf <= cost_l + cost_r:
-                del out[at:]
-                out.append((-1, 0, leaf))
-                return end, leaf
-            return end, cost_l + cost_r
-
-        walk(0, np.arange(self.n))
-        cost = 0.0
-        for j, _, c in out:
-            if j < 0:
-                cost += c
-        return np.array([(j, t) for j, t, _ in out], dtype=np.int64).T.copy(), cost
-
-    def _leaf_rows(self, tree: np.ndarray) -> list[np.ndarray]:
-        out, R = [], self.data.R
-
-        def walk(pos, rows):
-            j = int(tree[0, pos])
-            if j < 0:
-                out.append(rows)
-                return pos + 1
-            left = R[j, rows] <= tree[1, pos]
-            return walk(walk(pos + 1, rows[left]), rows[~left])
-
-        walk(0, np.arange(self.n))
-        return out
-
-    def cut_map(self, splits: list[tuple[int, int]]) -> CutMap:
-        """The :class:`CutMap` of the splits ``(column, rank)`` of a tree, in that order."""
-        thresholds = [None if self.binary[j] else cut_threshold(self.values[j][r], self.values[j][r + 1])
-                      for j, r in splits]
-        return CutMap(self.column_names, self.binary, [j for j, _ in splits], thresholds)
-
-    def model(self, tree: np.ndarray):
-        """``(Tree over the raw columns, weight of its errors)`` for a preorder tree, made in one walk of it: its
-        features are its splits ``(column, rank)`` ordered by column, then threshold (:meth:`cut_map`), a cut's
-        feature 1 on its left (``x <= t``), a 0/1 column's on its right (``x == 1``); its leaves are numbered in the
-        order of a walk taking the branch where the feature is 1 first, as :meth:`~optbb.osdt.model.Tree.over_columns`
-        numbers them."""
-        splits = sorted({(int(tree[0, i]), int(tree[1, i])) for i in range(tree_length(tree)) if tree[0, i] >= 0})
-        index = {s: f for f, s in enumerate(splits)}
-        R = self.data.R
-        leaves: list[tuple] = []
-        leaf_of = np.empty(self.n, dtype=np.int64)
-
-        def walk(pos, rows, path):  # -> the shape of the subtree at ``pos``
-            j = int(tree[0, pos])
-            if j < 0:
-                leaf_of[rows] = len(leaves)
-                leaves.append(tuple(sorted(path)))
-                return ("leaf", len(leaves) - 1)
-            f, left = index[(j, int(tree[1, pos]))], R[j, rows] <= tree[1, pos]
-            sides = ((pos + 1, rows[left]), (_subtree_end(tree, pos + 1), rows[~left]))
-            one, zero = sides[::-1] if self.binary[j] else sides
-            one = walk(*one, path + [(f, 1)])
-            zero = walk(*zero, path + [(f, 0)])
-            return ("split", f, zero, one)
-
-        shape = walk(0, np.arange(self.n), [])
-        stats = leaf_stats_of(leaf_of, len(leaves), self.y, self.k, self.w)
-        kept = self.cut_map(splits)
-        model = Tree.from_shape(shape, leaves, [s[0] for s in stats], kept.feature_names(), [s[1] for s in stats],
-                                [s[2] for s in stats], None, [s[3] for s in stats], cuts=kept)
-        wrong = [s[4] for s in stats]
-        return model, sum(wrong) if self.w is None else math.fsum(wrong)  # fsum: the same in any order of the leaves
-
-
-def _ranks_and_orders(X: np.ndarray, values: list) -> tuple[np.ndarray, np.ndarray]:
-    """int32 (m, N) twice: the rank of each row's value in ``values[j]`` (the distinct values of column ``j``), and
-    the rows of each column by ascending value, ties by row (:func:`~optbb.osdt.numeric.cuts.sorted_columns`: one
-    stable sort per column, as a binary search of each value took longer).  A ValueError when ``values`` are not
-    the columns' distinct values."""
-    found, ranks, orders = sorted_columns(X)
-    for j, (mine, given) in enumerate(zip(found, values)):
-        if len(mine) and (len(given) != len(mine) or given[-1] != mine[-1]):
-            raise ValueError(f"column {j}: the values given are not the column's distinct values")
-    return ranks, orders
-
-
-def tree_length(tree: np.ndarray) -> int:
-    """Nodes of a preorder tree (the array may be longer): :func:`~optbb.osdt.numeric.memo.subtree_end` run as Python,
-    since compiling it (or loading it from Numba's cache) for this one call from Python cost 74 ms (10 ms) on a
-    process's first numeric fit."""
-    return int(_subtree_end(tree, 0))
-
-
-_subtree_end = getattr(subtree_end, "py_func", subtree_end)  # the function itself when Numba is disabled
-
-
-def _prefix(tree: np.ndarray) -> np.ndarray:
-    """A copy of the nodes of a preorder tree buffer."""
-    return tree[:, :tree_length(tree)].copy()
-
-
-def graft(top: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
-    """The preorder tree ``top`` with its leaves, in preorder, replaced by the trees ``parts``."""
-    rest = iter(parts)
-    return np.concatenate([next(rest) if top[0, pos] < 0 else top[:, pos:pos + 1]
-                           for pos in range(top.shape[1])], axis=1)
 
 
 def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None, warm_start: str | None = "cart",
@@ -476,7 +431,7 @@ def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None
     raw columns of ``data`` (:func:`~optbb.osdt.numeric.cuts.cut_dataset`), minimising ``errors / N +
     regularization * leaves`` with ``data``'s labels (class indices) and weights; the columns are searched on the
     orders ``data.columns`` gives (sorted again when it has none).  ``warm_start="cart"``: at depth 3 or more, the
-    first incumbent is the depth-2 blocks tree (:meth:`CutEngine._blocks_start`), and the pruned CART tree replaces
+    first incumbent is the depth-2 blocks tree (:meth:`CutEngine._blocks`), and the pruned CART tree replaces
     it when cheaper (with regularization before the search, else as the module docstring says); None: the root
     leaf.  ``ablation``: bounds switched off (:data:`ABLATIONS`), for ablation studies.  Arguments are assumed checked
     (see :func:`optbb.osdt.solve`)."""
@@ -490,10 +445,14 @@ def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None
                            node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=columns.values,
                            ranked=ranked, ablation=ablation)
         engine.blocks_start = warm_start == "cart"
-        # at depth <= 2 the depth-2 solver is the whole search, and a CART tree would cost it more than it prunes
-        if (warm_start == "cart" and engine.depth >= 3 and len(np.unique(y)) >= 2
-                and cart_affordable(*X.shape, limits.time_limit, started)):
+        levels = cart_levels(len(y), max_depth, float(regularization))
+        engine.cart_in_time = lambda: cart_affordable(*X.shape, limits.time_limit, started, levels)
+        if limits.time_limit is not None:
+            engine.out_of_time = lambda: time.perf_counter() - started >= limits.time_limit
+        # at depth <= 2 the depth-2 stage is the whole search, and a CART tree would cost it more than it prunes:
+        # there it is fitted only for a search that stops (a memory limit) before it has a tree
+        if warm_start == "cart" and len(np.unique(y)) >= 2 and engine.cart_in_time():
             engine.cart_start = lambda: cart_tree(X, y, w, engine.values, max_depth, float(regularization))
-            if engine.lam_n > 0:  # the incumbent then bounds the depth the search's arrays are made for
+            if engine.lam_n > 0 and engine.depth >= 3:  # the incumbent then bounds the depth of the search's arrays
                 engine.try_cart()  # else late in the search, if at all (CutEngine.try_cart)
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)

@@ -28,252 +28,34 @@ is searched even when the first found nothing (as ConTree does): its bound, or i
 positions around the split, which the interval's bound of it alone does not (at depth 3 on breast cancer, 214 root
 positions evaluated instead of 466).
 
-Depth <= 2 subproblems are solved at once by :func:`depth2`: for a root position, one pass over each column (its
-order, or its class weights by value: :mod:`optbb.osdt.numeric.stumps`) gives the best stump of both sides, capped at
-what could still beat the best tree, and root positions are pruned by the same interval bounds, the ends being the
-empty side (cost 0) and the stump of ``S``.  The same two bounds hold for each
+Depth <= 2 subproblems are solved by a depth-2 stage (:mod:`optbb.osdt.numeric.depth2`): for a root position, one
+pass over each column (its order, or its class weights by value: :mod:`optbb.osdt.numeric.stumps`) gives the best
+stump of both sides, capped at what could still beat the best tree, and root positions are pruned by the same
+interval bounds, the ends being the empty side (cost 0) and the stump of ``S``.  The same two bounds hold for each
 column's best stump on each side, so an evaluated position leaves a record of them (:func:`column_bounds`), and a
 column whose bound at a later position is no better than the best stump found there is not swept; an interval's
 positions are also bounded by the least column bound of each side (:func:`records_bound`), which is larger than
 the sides' bounds alone when the best columns at its two ends differ.  Deeper subproblems are frames of an
-explicit stack, run in chunks of ``work`` evaluations by :func:`run`, so a search returns to Python between chunks.
+explicit stack, run in chunks of ``work`` units by :func:`run` (a stage too: it stops between two positions when
+the chunk's work is spent and goes on in the next), so a search returns to Python between chunks.
 
 A tree is written in preorder into ``trees[level, slot]`` (int64, 2 x T): row 0 the column of a split (-1 for a
 leaf), row 1 its threshold rank (left: rank <= it).
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 
 from ...common.bounds import majority_class
 from ...common.jit import njit
-from ..bounds import column_bounds, interval_bound, records_bound, shrink_interval
+from .depth2 import depth2_begin, depth2_more
+from .layout import (BEST, D2_CHILD, D2_OPEN, D2_ROOT, DONE, FI_A, FI_B, FI_C, FI_D, FI_F, FI_FIRST, FI_FOUND,
+                     FI_HEAD, FI_MID, FI_NB, FI_PHASE, FI_SP, FIRST, FV_BEST, FV_H, FV_LA, FV_LB, FV_LBL, FV_LBR,
+                     FV_RA, FV_RB, FV_UB, FV_V1, NEXT_COLUMN, NODE_LIMIT, OPEN, POP, RUNNING, S_BUDGET, S_D2,
+                     S_D2KIND, S_DEPTH2, S_HITS, S_IMPNODES, S_NODES, S_ROOT2, S_TOP, STAGE, WAIT_FIRST,
+                     WAIT_SECOND, column_splits, positions_bound, positions_left, push)
 from .memo import copy_subtree, memo_find, memo_store
-from .stumps import (SC_TOT, SC_TOTL, SC_TOTR, class_totals, gather_rows, mark_rows, mark_side, mark_split,
-                         order_by, side_stumps)
-
-# ``R`` int32 (m, N): the rank of each row's value per column; ``y`` int64 class indices; ``w`` float64 integer
-# weights (all 1 when unweighted); ``keys`` uint64 (2, N) the rows' random keys (:mod:`optbb.osdt.numeric.memo`);
-# ``ip`` int64 the switches of the bounds (``P_*``, 1: on).
-Data = namedtuple("Data", "R y w keys ip")
-# the switches: the interval bound (:func:`~optbb.osdt.bounds.interval_bound`), the interval's shrinking
-# (:func:`~optbb.osdt.bounds.shrink_interval`), the records of the columns' stumps
-# (:func:`~optbb.osdt.bounds.records_bound`, :func:`~optbb.osdt.bounds.column_bounds`); with one off, its place
-# takes the bound every split has (two leaves) or nothing
-P_INTERVAL, P_SHRINK, P_RECORDS = range(3)
-N_IP = 3
-# Per level (node of the current path): ``ords`` int32 (levels, m, N) rows of the node by column, ``nrows`` int64
-# (levels,), ``bpos`` int64 (levels, N) the split positions of the column being searched, ``cw`` float64 (levels,
-# N + 1) its prefix weights, ``ivi`` / ``ivv`` the interval stack (ends ``a, b``; ``L(a), R(a), L(b), R(b)``),
-# ``trees`` int64 (levels, 2, 2, T) the best tree and the left child's tree of the split in progress, ``order``
-# int64 (levels, m) the columns in the order they are searched (best stump first); ``side`` uint8 (N,) the side of
-# each row in the split being evaluated, ``colbest`` float64 (m,) the best stump of each column; ``hash`` uint64
-# (levels, 2) the sums of the keys of each level's rows; ``buf`` int32 (2, N) a column's rows of each side; ``rec``
-# float64 (slots, 2, m) the depth-2 solver's records of each column's best stump on each side at evaluated positions
-# (``ivi[level, i, 2:4]`` the slots of an interval's ends, -1: none; the last slot holds the bounds at the position
-# being evaluated); ``order`` has one row more than the levels, the order of the columns swept there; ``ords`` has
-# one column more than the data, the rows of each level by index; ``hist`` float64 (bins, 2K copies) class weights of
-# a column's values on each side, ``loc`` int32 (m + 2, N) and ``lw`` float64 (N,) the rows of the depth-2 solver's
-# node in index order: their ranks by column, classes, ``side * K + class``, weights (:mod:`optbb.osdt.numeric.stumps`).
-Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec hist loc lw")
-# Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
-Frames = namedtuple("Frames", "fi fv")
-FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST, FI_HEAD, FI_FOUND = range(12)
-N_FI = 12
-FV_UB, FV_BEST, FV_LA, FV_RA, FV_LB, FV_RB, FV_LBL, FV_LBR, FV_V1, FV_H = range(10)
-N_FV = 10
-OPEN, NEXT_COLUMN, POP, WAIT_FIRST, WAIT_SECOND = range(5)
-BEST, FIRST = 0, 1
-# int64 state
-S_TOP, S_NODES, S_DEPTH2, S_IMPNODES, S_HITS, S_POSITIONS, S_SWEEPS = range(7)
-N_ST = 7
-RUNNING, DONE, NODE_LIMIT = 0, 1, 2
-
-
-@njit(cache=True)
-def write_stump(tree, pos, f, t):
-    """Write a leaf (``f`` < 0) or a stump on column ``f`` at rank ``t`` at ``pos``; returns the next position."""
-    if f < 0:
-        tree[0, pos] = -1
-        return pos + 1
-    tree[0, pos] = f
-    tree[1, pos] = t
-    tree[0, pos + 1] = -1
-    tree[0, pos + 2] = -1
-    return pos + 3
-
-
-@njit(cache=True, inline="always")
-def push(ivi, ivv, tail, a, b, la, ra, lb, rb, sa=-1, sb=-1):
-    """Append an interval to the queue (a ring of ``N + 2`` slots: the pending intervals are disjoint, each around
-    at least one split, so at most ``N + 1`` are pending), with the record slots of its ends (depth 2; -1: none);
-    returns the new tail."""
-    sp = tail % ivi.shape[0]
-    ivi[sp, 0] = a
-    ivi[sp, 1] = b
-    ivi[sp, 2] = sa
-    ivi[sp, 3] = sb
-    ivv[sp, 0] = la
-    ivv[sp, 1] = ra
-    ivv[sp, 2] = lb
-    ivv[sp, 3] = rb
-    return tail + 1
-
-
-@njit(cache=True, inline="always")
-def positions_bound(data, ivv, sp, wab, lam_n):
-    """:func:`~optbb.osdt.bounds.interval_bound` of interval ``sp``, or two leaves' ``lam_n`` with it switched off."""
-    if data.ip[P_INTERVAL]:
-        return interval_bound(ivv, sp, wab, lam_n)
-    return 2.0 * lam_n, lam_n, lam_n
-
-
-@njit(cache=True, inline="always")
-def positions_left(data, ivv, sp, a, b, nb, n, bpos, cw, best):
-    """The split indices of interval ``sp`` that may beat ``best``: :func:`~optbb.osdt.bounds.shrink_interval`, or
-    all of them with it switched off."""
-    if data.ip[P_SHRINK]:
-        return shrink_interval(ivv, sp, a, b, nb, n, bpos, cw, best)
-    return a + 1, b - 1
-
-
-@njit(cache=True)
-def column_splits(data, ords, lv, n, f, bpos, cw):
-    """Split positions of column ``f`` over the ``n`` rows of level ``lv`` into ``bpos``, prefix weights into
-    ``cw``; returns their number."""
-    o, rf, w = ords[lv, f], data.R[f], data.w
-    nb = 0
-    cw[0] = 0.0
-    for i in range(n):
-        cw[i + 1] = cw[i] + w[o[i]]
-        if i > 0 and rf[o[i]] != rf[o[i - 1]]:
-            bpos[nb] = i
-            nb += 1
-    return nb
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# depth <= 2
-# ----------------------------------------------------------------------------------------------------------------
-
-
-@njit(cache=True)
-def depth2(data, lev, lv, depth, lam_n, ub, sc, st):
-    """Optimal tree of depth <= ``depth`` (0, 1 or 2) over the rows of level ``lv`` costing less than ``ub``.
-
-    Returns its cost, the tree written to ``lev.trees[lv, BEST]``, or ``ub`` when no tree costs less (a lower
-    bound of the optimum).  Depth 2: every root position of every column under the interval bounds (module
-    docstring), each evaluated by :func:`side_stumps`, each side's stumps capped at what could still beat the best
-    tree with the other side at its bound (a side above its cap gets a lower bound, which the intervals take as
-    well as an exact cost).  ``st[S_POSITIONS]`` counts the root positions evaluated, ``st[S_SWEEPS]`` the
-    columns swept for them."""
-    R, y, w = data.R, data.y, data.w
-    n, ords, side, tree = lev.nrows[lv], lev.ords, lev.side, lev.trees[lv, BEST]
-    tot = sc[SC_TOT]
-    class_totals(ords[lv, 0], n, y, w, tot)
-    _, err = majority_class(tot)
-    best = ub
-    if err + lam_n < best:
-        best = err + lam_n
-        tree[0, 0] = -1
-    if depth == 0 or err <= 0.0 or 2.0 * lam_n >= best:
-        return best
-    # the stump of S: every row on the left
-    mark_side(ords[lv, 0], n, n, side)
-    gathered = gather_rows(data, lev, lv, n)
-    if gathered:
-        for i in range(n):
-            lev.loc[R.shape[0] + 1, i] = lev.loc[R.shape[0], i] + tot.shape[0]
-    for c in range(tot.shape[0]):
-        sc[SC_TOTL, c] = tot[c]
-        sc[SC_TOTR, c] = 0.0
-    rec = lev.rec  # records: slot 1 all of S on the left and the empty right side, slot 0 the reverse
-    bounds = rec[rec.shape[0] - 1]  # the last slot: the bounds at the position being evaluated
-    rec[0, :, :] = 0.0
-    e1, f1, t1, _, _, _, swept = side_stumps(data, lev, lv, n, sc, rec[0], rec[1], -1, n, gathered, np.inf,
-                                             np.inf)
-    st[S_SWEEPS] += swept
-    for g in range(rec.shape[2]):  # a loop: an array assignment would compile Numba's shape-check messages
-        rec[0, 1, g] = rec[1, 0, g]
-    order = lev.order[lv]
-    order_by(order, lev.colbest)
-    d1 = err + lam_n
-    if f1 >= 0 and e1 + 2.0 * lam_n < d1:
-        d1 = e1 + 2.0 * lam_n
-    if d1 < best:
-        best = d1
-        write_stump(tree, 0, f1, t1)
-    if depth == 1 or e1 <= 0.0 or 3.0 * lam_n >= best:
-        return best
-    bpos, cw, ivi, ivv = lev.bpos[lv], lev.cw[lv], lev.ivi[lv], lev.ivv[lv]
-    for f in order:
-        nb = column_splits(data, ords, lv, n, f, bpos, cw)
-        o, rf = ords[lv, f], R[f]
-        head, tail = 0, push(ivi, ivv, 0, -1, nb, 0.0, d1, d1, 0.0, 0, 1) if nb > 0 else 0
-        free = 2
-        while head < tail:  # first in, first out: the positions spread over the column before they narrow
-            sp = head % ivi.shape[0]
-            head += 1
-            a, b, sa, sb = ivi[sp, 0], ivi[sp, 1], ivi[sp, 2], ivi[sp, 3]
-            if b - a <= 1:
-                continue
-            wab = cw[n if b >= nb else bpos[b]] - cw[0 if a < 0 else bpos[a]]
-            _, lo_l, lo_r = positions_bound(data, ivv, sp, wab, lam_n)
-            if lo_l + lo_r >= best:
-                continue
-            if data.ip[P_RECORDS] and records_bound(rec, sa, sb, wab, lam_n, lo_l, lo_r) >= best:
-                continue
-            lo, hi = positions_left(data, ivv, sp, a, b, nb, n, bpos, cw, best)
-            if lo > hi:
-                continue
-            la, ra, lb, rb = ivv[sp, 0], ivv[sp, 1], ivv[sp, 2], ivv[sp, 3]
-            mid = (lo + hi) // 2
-            p = bpos[mid]
-            st[S_POSITIONS] += 1
-            if gathered:  # the sides of lev.side are marked when a column needs them (side_stumps)
-                mark_rows(lev.loc, lev.lw, f, rf[o[p - 1]], n, tot, sc[SC_TOTL], sc[SC_TOTR])
-            else:
-                mark_split(data, o, n, p, side, tot, sc[SC_TOTL], sc[SC_TOTR])
-            if data.ip[P_RECORDS]:
-                column_bounds(rec, sa, sb, cw[p] - cw[0 if a < 0 else bpos[a]],
-                              cw[n if b >= nb else bpos[b]] - cw[p], bounds)
-            else:
-                for g in range(bounds.shape[1]):  # no bound: every column is swept
-                    bounds[0, g] = 0.0
-                    bounds[1, g] = 0.0
-            slot = free if free < rec.shape[0] - 1 else -1
-            free += 1
-            capl, capr = best - lo_r - 2.0 * lam_n, best - lo_l - 2.0 * lam_n
-            el, fl, tl, er, fr, tr, swept = side_stumps(data, lev, lv, n, sc, bounds,
-                                                        rec[slot] if slot >= 0 else bounds,
-                                                        f if gathered else -1, p, gathered, capl, capr)
-            st[S_SWEEPS] += swept
-            vl, xl, fl = side_value(majority_class(sc[SC_TOTL])[1], el, fl, capl, lo_l, lam_n)
-            vr, xr, fr = side_value(majority_class(sc[SC_TOTR])[1], er, fr, capr, lo_r, lam_n)
-            if xl and xr and vl + vr < best:
-                best = vl + vr
-                tree[0, 0] = f
-                tree[1, 0] = rf[o[p - 1]]
-                write_stump(tree, write_stump(tree, 1, fl, tl), fr, tr)
-            tail = push(ivi, ivv, tail, a, mid, la, ra, vl, vr, sa, slot)
-            tail = push(ivi, ivv, tail, mid, b, vl, vr, lb, rb, slot, sb)
-    return best
-
-
-@njit(cache=True, inline="always")
-def side_value(leaf, e, f, cap, lo, lam_n):
-    """A side's cost, whether it is exact, and its stump's column (-1: a leaf): the stump found when below ``cap``
-    and better than a leaf, else the leaf when no stump can beat it (every stump errs at least ``cap``), else a lower
-    bound."""
-    v = leaf + lam_n
-    if f >= 0 and e < cap and e + 2.0 * lam_n < v:
-        return e + 2.0 * lam_n, True, f
-    if v <= cap + 2.0 * lam_n or (f >= 0 and e < cap):
-        return v, True, -1
-    return max(lo, cap + 2.0 * lam_n), False, -1
-
+from .stumps import SC_TOT, class_totals, mark_side
 
 # ----------------------------------------------------------------------------------------------------------------
 # deeper subproblems: frames
@@ -318,12 +100,14 @@ def depth_budget(d, ub, lam_n):
 @njit(cache=True)
 def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
     """Level ``i + 1`` as the left (``want`` 1) or right (0) child of frame ``i``'s split in progress, asked for a
-    tree below ``ub``: answered from the memo when it knows enough, else solved at once at depth <= 2 (its result
-    left in ``fv[i + 1]``), else a new frame."""
+    tree below ``ub``: answered from the memo when it knows enough, else solved at depth <= 2 by a stage (its
+    result left in ``fv[i + 1]``; a stage that runs out of work becomes frame ``i + 1`` in phase ``STAGE``), else a
+    new frame."""
     fi, fv = fr.fi, fr.fv
     p, n = lev.bpos[i, fi[i, FI_MID]], lev.nrows[i]
     mark_side(lev.ords[i, fi[i, FI_F]], n, p, lev.side)
     partition(data, lev, i, n, want)
+    st[S_BUDGET] -= n * (lev.ords.shape[1] + 1)
     d = fi[i, FI_D] - 1
     fv[i + 1, FV_UB] = ub
     h1, h2, nc = lev.hash[i + 1, 0], lev.hash[i + 1, 1], lev.nrows[i + 1]
@@ -336,29 +120,64 @@ def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
         else:
             fv[i + 1, FV_BEST] = max(memo.lb[e], ub)
         return
+    fi[i + 1, FI_D] = d
     if depth_budget(d, ub, lam_n) <= 2:
-        v = depth2(data, lev, i + 1, depth_budget(d, ub, lam_n), lam_n, ub, sc, st)
-        fv[i + 1, FV_BEST] = v
-        st[S_DEPTH2] += 1
-        memo_store(memo, h1, h2, d, nc, ub if v >= ub else v, v if v < ub else np.inf, lev.trees[i + 1, BEST])
+        v = depth2_begin(data, lev, fv, i + 1, depth_budget(d, ub, lam_n), lam_n, ub, sc, st, D2_CHILD)
+        if st[S_D2] == 0:
+            fv[i + 1, FV_BEST] = v
+            st[S_DEPTH2] += 1
+            memo_store(memo, h1, h2, d, nc, ub if v >= ub else v, v if v < ub else np.inf, lev.trees[i + 1, BEST])
+            return
+        fi[i + 1, FI_PHASE] = STAGE
     else:
-        fi[i + 1, FI_D] = d
         fi[i + 1, FI_PHASE] = OPEN
-        st[S_TOP] = i + 1
+    st[S_TOP] = i + 1
 
 
 @njit(cache=True)
 def open_frame(data, lev, fr, st, i, lam_n, sc):
-    """A new frame: the leaf, then the depth-2 tree as its first incumbent; False when no split can beat them."""
+    """A new frame: the leaf, then the depth-2 tree as its first incumbent (a stage, which may go on in phase
+    ``STAGE``; at the root, the depth-2 optimum the blocks start found when it is known)."""
+    fv = fr.fv
+    ub = fv[i, FV_UB]
+    fv[i, FV_BEST] = ub
+    if i == 0 and st[S_ROOT2] == 1:  # trees[0, BEST] and order[0] are the blocks start's depth-2 stage's
+        class_totals(lev.ords[0, 0], lev.nrows[0], data.y, data.w, sc[SC_TOT])
+        opened(lev, fr, i, min(lev.d2[D2_ROOT], ub), lam_n, sc)
+        return
+    best = depth2_begin(data, lev, fv, i, 2, lam_n, ub, sc, st, D2_OPEN)
+    if st[S_D2] == 0:
+        opened(lev, fr, i, best, lam_n, sc)
+    else:
+        fr.fi[i, FI_PHASE] = STAGE
+
+
+@njit(cache=True)
+def opened(lev, fr, i, best, lam_n, sc):
+    """Frame ``i`` has its first incumbent ``best``: it searches its columns unless no split can beat it."""
     fi, fv = fr.fi, fr.fv
-    best = depth2(data, lev, i, 2, lam_n, fv[i, FV_UB], sc, st)
     fv[i, FV_BEST] = best
-    fi[i, FI_C] = -1  # columns in lev.order[i], which depth2 has just set
+    fi[i, FI_C] = -1  # columns in lev.order[i], which the stage has set
     fi[i, FI_F] = -1
     fi[i, FI_SP] = fi[i, FI_HEAD] = 0
-    tot = sc[SC_TOT]  # the class weights of the frame's rows, which depth2 counted first and leaves as they are
+    tot = sc[SC_TOT]  # the class weights of the frame's rows, which the stage counted first and leaves as they are
     _, err = majority_class(tot)
-    return err > 0.0 and 3.0 * lam_n < best
+    fi[i, FI_PHASE] = NEXT_COLUMN if err > 0.0 and 3.0 * lam_n < best else -1
+
+
+@njit(cache=True)
+def stage_more(data, lev, fr, st, i, lam_n, sc):
+    """Frame ``i``'s stage goes on; once it ends, the frame has its first incumbent (``D2_OPEN``) or, a child
+    solved at depth <= 2, returns its cost (``D2_CHILD``)."""
+    best = depth2_more(data, lev, fr.fv, lam_n, sc, st)
+    if st[S_D2] == 1:
+        return
+    if st[S_D2KIND] == D2_OPEN:
+        opened(lev, fr, i, best, lam_n, sc)
+    else:
+        fr.fv[i, FV_BEST] = best
+        st[S_DEPTH2] += 1
+        fr.fi[i, FI_PHASE] = -1
 
 
 @njit(cache=True)
@@ -434,18 +253,21 @@ def keep_split(data, lev, fr, st, i, total):
 
 @njit(cache=True)
 def run(data, lev, fr, st, memo, lam_n, node_limit, work, sc):
-    """Run the frames for at most ``work`` actions; returns DONE (the root frame has returned: its best tree
-    and cost are in ``trees[0, BEST]`` and ``fv[0, FV_BEST]``), NODE_LIMIT or RUNNING."""
+    """Run the frames for about ``work`` units (an action costs 1, a pass over ``n`` rows ``n``: ``st[S_BUDGET]``);
+    returns DONE (the root frame has returned: its best tree and cost are in ``trees[0, BEST]`` and
+    ``fv[0, FV_BEST]``), NODE_LIMIT or RUNNING."""
     fi, fv = fr.fi, fr.fv
-    done = 0
-    while st[S_TOP] >= 0 and done < work:
+    st[S_BUDGET] = work
+    while st[S_TOP] >= 0 and st[S_BUDGET] > 0:
         if st[S_NODES] >= node_limit:
             return NODE_LIMIT
-        done += 1
+        st[S_BUDGET] -= 1
         i = st[S_TOP]
         ph = fi[i, FI_PHASE]
         if ph == OPEN:
-            fi[i, FI_PHASE] = NEXT_COLUMN if open_frame(data, lev, fr, st, i, lam_n, sc) else -1
+            open_frame(data, lev, fr, st, i, lam_n, sc)
+        elif ph == STAGE:
+            stage_more(data, lev, fr, st, i, lam_n, sc)
         elif ph == NEXT_COLUMN:
             c = fi[i, FI_C] + 1
             if c >= data.R.shape[0] or fv[i, FV_BEST] <= 3.0 * lam_n:
@@ -455,6 +277,7 @@ def run(data, lev, fr, st, memo, lam_n, node_limit, work, sc):
             f = lev.order[i, c]
             fi[i, FI_F] = f
             nb = column_splits(data, lev.ords, i, lev.nrows[i], f, lev.bpos[i], lev.cw[i])
+            st[S_BUDGET] -= lev.nrows[i]
             fi[i, FI_NB] = nb
             if nb > 0:
                 fi[i, FI_HEAD] = 0
