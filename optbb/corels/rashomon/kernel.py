@@ -445,18 +445,16 @@ def run_chunk(data, w, store, heap, pairs, smap, st, fp, ip, best_prefix, work, 
 
 
 @njit(cache=True)
-def member_children(data, w, prefix, lam, limit, target, out):
-    """The antecedents ``s`` (in order) for which ``prefix + [s]`` is a member whose errors are ``target``, written
-    into ``out``; returns their number."""
+def node_children(data, w, prefix, lam, limit, out_s, out_err):
+    """The antecedents ``s`` (in order) for which ``prefix + [s]`` is a member, with its errors (their sum as the
+    enumeration makes it), written into ``out_s`` and ``out_err``; returns their number."""
     rules, Y, n = data.rules, data.Y, data.n
     m, nw = rules.shape
     k = Y.shape[0]
     depth = prefix.shape[0]
     U = np.empty(nw, dtype=np.uint64)
     tv = np.empty(nw, dtype=np.uint64)
-    cu = np.empty(k)
-    cc = np.empty(k)
-    cd = np.empty(k)
+    cu, cc, cd = np.empty(k), np.empty(k), np.empty(k)
     err_p = _follow(data, w, prefix, depth, U, cu, tv, cc)
     used = np.zeros(m, dtype=np.bool_)
     for q in range(depth):
@@ -467,10 +465,24 @@ def member_children(data, w, prefix, lam, limit, target, out):
         if not captures:
             continue
         total = (err_p + rule_err) + def_err
-        if total == target and total / n + lam * (depth + 1) <= limit:
-            out[found] = s
+        if total / n + lam * (depth + 1) <= limit:
+            out_s[found], out_err[found] = s, total
             found += 1
     return found
+
+
+@njit(cache=True)
+def member_children(data, w, prefix, lam, limit, target, out):
+    """The antecedents ``s`` (in order) for which ``prefix + [s]`` is a member whose errors are ``target``, written
+    into ``out``; returns their number."""
+    errs = np.empty(out.shape[0])
+    found = node_children(data, w, prefix, lam, limit, out, errs)
+    kept = 0
+    for t in range(found):
+        if errs[t] == target:
+            out[kept] = out[t]
+            kept += 1
+    return kept
 
 
 @njit(cache=True)

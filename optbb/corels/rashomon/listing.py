@@ -18,34 +18,7 @@ import numpy as np
 from ...common.bitset import popcount64
 from ...common.bounds import majority_class
 from ...common.jit import njit
-from .kernel import _all_samples, _amounts, _class_amounts, _extension, _follow, _path
-
-
-@njit(cache=True)
-def _node_children(data, w, prefix, lam, limit, out_s, out_err):
-    """The antecedents ``s`` (in order) for which ``prefix + [s]`` is a member, with its errors; returns their
-    number (the children :func:`~optbb.corels.rashomon.kernel.member_children` selects from, all errors at once)."""
-    rules, Y, n = data.rules, data.Y, data.n
-    m, nw = rules.shape
-    k = Y.shape[0]
-    depth = prefix.shape[0]
-    U = np.empty(nw, dtype=np.uint64)
-    tv = np.empty(nw, dtype=np.uint64)
-    cu, cc, cd = np.empty(k), np.empty(k), np.empty(k)
-    err_p = _follow(data, w, prefix, depth, U, cu, tv, cc)
-    used = np.zeros(m, dtype=np.bool_)
-    for q in range(depth):
-        used[prefix[q]] = True
-    found = 0
-    for s in range(m):
-        captures, _, rule_err, _, def_err = _extension(s, used, rules, U, Y, w, cu, cc, cd, tv)
-        if not captures:
-            continue
-        total = (err_p + rule_err) + def_err
-        if total / n + lam * (depth + 1) <= limit:
-            out_s[found], out_err[found] = s, total
-            found += 1
-    return found
+from .kernel import _all_samples, _amounts, _class_amounts, _path, node_children
 
 
 @njit(cache=True)
@@ -65,7 +38,7 @@ def prefixes(data, w, parent, rule, nodes, ranks, targets, lam, limit, out, leng
             continue
         d = _path(parent, rule, node, path)
         if node != last:
-            found = _node_children(data, w, path[:d], lam, limit, kids, errs)
+            found = node_children(data, w, path[:d], lam, limit, kids, errs)
             last = node
         for q in range(d):
             out[i, q] = path[q]
