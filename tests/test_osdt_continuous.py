@@ -364,6 +364,70 @@ def test_the_route_without_a_depth_limit_reads_the_rows_per_cut(iris):
     assert sorted_orders.objective == pytest.approx(dp.objective, abs=1e-12)
 
 
+
+@st.composite
+def one_column(draw):
+    """``(x, y, w, lam)``: 2-12 rows of one column drawn from a few values, 2-3 classes, uniform, integer or real
+    weights, lambda .005 to .2."""
+    n = draw(st.integers(2, 12))
+    x = draw(hnp.arrays(np.float64, (n, 1), elements=st.sampled_from(VALUES)))
+    k = draw(st.integers(2, 3))
+    y = draw(hnp.arrays(np.int64, n, elements=st.integers(0, k - 1)))
+    kind = draw(st.sampled_from(["none", "integer", "real"]))
+    w = None if kind == "none" else draw(hnp.arrays(np.float64, n, elements=(
+        st.integers(1, 3) if kind == "integer" else st.floats(0.1, 3.0))))
+    assume(len(np.unique(x)) >= 2 and len(np.unique(y)) >= 2 and not set(np.unique(x)) <= {0.0, 1.0})
+    return x, y, w, draw(st.sampled_from([0.005, 0.02, 0.05, 0.2]))
+
+
+def best_partition_by_brute_force(x, y, w, lam):
+    """Every set of cuts between the distinct values of one column: each a partition into intervals, each leaf
+    predicting its (weighted) majority."""
+    w = np.ones(len(y)) if w is None else w
+    values = np.unique(x)
+    best = np.inf
+    for mask in range(1 << (len(values) - 1)):
+        edges = [values[0] - 1] + [values[i] for i in range(len(values) - 1) if mask >> i & 1] + [values[-1]]
+        wrong = 0.0
+        for lo, hi in zip(edges[:-1], edges[1:]):
+            inside = (x > lo) & (x <= hi)
+            wrong += w[inside].sum() - max(w[inside & (y == c)].sum() for c in np.unique(y))
+        best = min(best, wrong / w.sum() + lam * (len(edges) - 1))
+    return best
+
+
+@given(one_column())
+@settings(FAST, max_examples=200)
+def test_one_column_without_a_depth_limit_is_the_best_partition_into_intervals(problem):
+    """A tree on one column is a partition into intervals: the interval DP against every set of cuts, and against
+    the search over sorted orders."""
+    x, y, w, lam = problem
+    clf = OSDTClassifier(regularization=lam).fit(x, y, sample_weight=w)
+    expected = best_partition_by_brute_force(x[:, 0], y, w, lam)
+    assert clf.result_.status is Status.OPTIMAL and "intervals" in clf.result_.counters
+    assert clf.result_.objective == pytest.approx(expected, abs=1e-9)
+    assert tree_objective(clf.predict(x), y, lam, clf.tree_.n_leaves, w) == pytest.approx(expected, abs=1e-9)
+    res = solve_cuts(cut_dataset(x, y, sample_weight=w), lam, max_depth=None)
+    assert res.status is Status.OPTIMAL and res.objective == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_interval_dp_is_taken_only_where_it_is_exact():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(300, 1))
+    y = (np.sin(3 * x[:, 0]) > 0).astype(int)
+    data = cut_dataset(x, y)
+    from optbb.osdt.solve import route
+
+    assert route(data, 0.01) == "intervals"
+    assert route(data, 0.01, max_depth=3) != "intervals" and route(data, 0.0, max_depth=3) != "intervals"
+    assert route(cut_dataset(np.column_stack([x, x ** 2]), y), 0.01) != "intervals"
+    fast = OSDTClassifier(regularization=0.01).fit(x, y)
+    limited = OSDTClassifier(regularization=0.01, node_limit=10 ** 9).fit(x, y)  # the search over sorted orders
+    assert "intervals" not in limited.result_.counters and limited.result_.status is Status.OPTIMAL
+    assert fast.result_.objective == pytest.approx(limited.result_.objective, abs=1e-12)
+    assert fast.tree_.text().startswith("if x0 <= ")
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # binary data: exactly the former path
 
