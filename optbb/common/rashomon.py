@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from . import rashomon_json as rj
-from .formats import as_int, as_list, json_label, loads, plain
+from .formats import as_int, as_list, json_label, loads, plain, reader
 from .reliance import Reliances, SwitchRows, check_weights, merge_counts, reliance_by_prediction
 from .result import Status
 
@@ -481,12 +481,7 @@ class RashomonSet:
         """The set a :meth:`to_dict` dict describes; a ValueError on anything malformed."""
         if not isinstance(d, dict) or d.get("model") != "RashomonSet":
             raise ValueError("this is not the JSON of a Rashomon set (its 'model' must be 'RashomonSet')")
-        try:
-            return _read_set(cls, d)
-        except KeyError as exc:
-            raise ValueError(f"malformed Rashomon set: missing field {exc}") from None
-        except (TypeError, AttributeError, IndexError, OverflowError) as exc:
-            raise ValueError(f"malformed Rashomon set: {exc}") from None
+        return _read_set(cls, d)
 
     @property
     def models_held(self) -> int:
@@ -521,6 +516,7 @@ def collection_paused():
             gc.enable()
 
 
+@reader("RashomonSet")
 def _read_set(cls, d: dict) -> RashomonSet:
     """The set of a :meth:`RashomonSet.to_dict` dict, its backend a :class:`~optbb.common.rashomon_json.ListedBackend`
     of the models written."""

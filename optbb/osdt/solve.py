@@ -187,7 +187,7 @@ def _positive(regularization) -> bool:
 def _sorted_orders_pay(max_depth, regularization, n_cuts: int, n_rows: int) -> bool:
     """The numeric branch of :func:`route`."""
     limited = isinstance(max_depth, Integral) and not isinstance(max_depth, bool) and max_depth >= 0
-    if isinstance(regularization, Real) and not isinstance(regularization, bool) and regularization > 0:
+    if _positive(regularization):
         if max_depth is None:
             return n_cuts >= SORTED_ORDERS_CUTS or n_rows < DP_ROWS_PER_CUT * n_cuts
         return limited and n_cuts >= SORTED_ORDERS_CUTS

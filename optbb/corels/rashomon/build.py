@@ -18,7 +18,8 @@ from ..model import RuleList
 from ..search import solve
 from . import kernel as K
 from .engine import Problem, Search, below_within
-from .levels import FAMILY, RuleListLevels
+from ..listed import FAMILY
+from .levels import RuleListLevels
 
 
 def rashomon_set(data: BinaryDataset, regularization: float, *, epsilon: float | None = None,

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...common.rashomon import Level, collection_paused
 from ...common.reliance import Reliances, SwitchRows
-from ..listed import FAMILY, RuleListReading
+from ..listed import RuleListReading
 from ..model import RuleList, assemble_rule_list
 from . import kernel as K
 from .engine import Problem, Search

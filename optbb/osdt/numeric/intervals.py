@@ -63,19 +63,20 @@ def solve_intervals(data: CutDataset, regularization: float, started: float | No
     amounts = np.zeros((len(values), data.n_classes))
     np.add.at(amounts, (at, y), w)
     cum = np.vstack([np.zeros((1, data.n_classes)), np.cumsum(amounts, axis=0)])
-    best, prev, leaves = np.empty(len(values) + 1), np.empty(len(values) + 1, np.int64), np.empty(
-        len(values) + 1, np.int64)
-    best_partition(cum, float(w.sum()), float(regularization), best, prev, leaves)
-    starts, j = [], len(values)
+    total = float(w.sum())
+    V = len(values)
+    best, prev, leaves = np.empty(V + 1), np.empty(V + 1, np.int64), np.empty(V + 1, np.int64)
+    best_partition(cum, total, float(regularization), best, prev, leaves)
+    starts, j = [], V
     while j > 0:
         j = int(prev[j])
         starts.append(j)
     cuts = sorted(s - 1 for s in starts if s > 0)  # cut f lies between values f and f + 1 (cut_map's order)
     tree, wrong = _balanced_tree(data, cuts, x, y, w)
-    objective = wrong / float(w.sum()) + regularization * tree.n_leaves
-    total = time.perf_counter() - started
-    counters = {"intervals": len(cuts) + 1, "distinct_values": len(values), **common_counters(
-        nodes=len(values), improvements=1, total_time=total, time_to_optimum=total,
+    objective = wrong / total + regularization * tree.n_leaves
+    seconds = time.perf_counter() - started
+    counters = {"intervals": len(cuts) + 1, "distinct_values": V, **common_counters(
+        nodes=V, improvements=1, total_time=seconds, time_to_optimum=seconds,
         memory_bytes=int(cum.nbytes + amounts.nbytes), kernel_load_time=0.0)}
     return SearchResult(tree, float(objective), float(objective), Status.OPTIMAL, counters)
 
