@@ -59,6 +59,18 @@ def depth2_pays(n_features: int, n_words: int, depth: int) -> bool:
     return float(n_features) ** depth * n_words >= DEPTH2_MIN_WORK
 
 
+# at most this many ``features ** 2 * words * classes`` for the pair bounds of a search without depth limit (see
+# :func:`pairs_pay`)
+PAIRS_MAX_WORK = 1 << 18
+
+
+def pairs_pay(n_features: int, n_words: int, n_classes: int) -> bool:
+    """Whether a search without depth limit uses the pair bounds (``pair_bounds`` of :class:`DPEngine`): each
+    subproblem it opens then counts every pair of features (``n_features ** 2 * n_words * n_classes / 2``
+    popcounts at most), which pays where that is small."""
+    return float(n_features) ** 2 * n_words * n_classes <= PAIRS_MAX_WORK
+
+
 # seconds per training row that ``DPEngine.finish`` may take after a time limit (0.25 s per million rows measured
 # on an idle 2-core machine, doubled for a loaded one): the search stops that much before the limit
 FINISH_SECONDS_PER_ROW = 5e-7
@@ -73,14 +85,18 @@ class DPEngine:
     (e.g. CART) or None, ``cart_start``: that tree is the CART tree fitted on all samples (a stopped search does not
     fit it again to complete its tree).  ``depth2_solver``: whether a depth-limited search solves its subproblems
     of depth 2 by the pair-count solver; None (default) decides by the size of the search (:func:`depth2_pays`).
+    ``pair_bounds``: whether a search without depth limit counts the feature pairs of each subproblem it opens,
+    solving it outright when no tree of four leaves or more can beat its best of at most three, and bounding each
+    split's children by their best stump and leaf counts (:func:`optbb.osdt.dp.kernel.small_tree`); None (default)
+    decides by the size of the count (:func:`pairs_pay`).
     """
 
     name = "osdt-dp"
 
     def __init__(self, data: BinaryDataset, lam: float, max_depth: int | None = None, incumbent=None, *,
                  cart_start: bool = False, node_limit: int | None = None, similar_support: bool = True,
-                 small_subproblems: bool = True, depth2_solver: bool | None = None, capacity: int = 1024,
-                 memory_limit: int | None = None):
+                 small_subproblems: bool = True, depth2_solver: bool | None = None, pair_bounds: bool | None = None,
+                 capacity: int = 1024, memory_limit: int | None = None):
         self.X = np.ascontiguousarray(data.X, dtype=np.uint8)
         self.y = np.ascontiguousarray(data.y, dtype=np.int64)
         self.n, self.m = self.X.shape
@@ -104,12 +120,15 @@ class DPEngine:
         self.ip = np.zeros(D.N_IPARAMS, dtype=np.int64)
         # small subproblems to the depth-2 solver: only with a depth limit (see :data:`optbb.osdt.dp.kernel.Tables`)
         self.ip[D.P_SIMILAR] = int(similar_support)
+        layers = self.data.ybits.shape[0] // self.k  # a count costs one popcount per weight layer
         if depth2_solver is None:
-            layers = self.data.ybits.shape[0] // self.k  # a count costs one popcount per weight layer
             depth2_solver = depth2_pays(self.m, self.W * layers, self.depth)
         self.depth2_solver = bool(depth2_solver)
         self.ip[D.P_SMALL] = int(small_subproblems and max_depth is not None and self.depth2_solver)
         self.ip[D.P_NODELIMIT] = _BIG if node_limit is None else int(node_limit)
+        if pair_bounds is None:
+            pair_bounds = pairs_pay(self.m, self.W * layers, self.k)
+        self.ip[D.P_PAIRS] = int(bool(pair_bounds) and self.depth >= D.UNLIMITED)
         self.fp = np.zeros(D.N_FSTATE, dtype=np.float64)
         self.fp[D.F_LAMN] = self.lam_n
         self.st = np.zeros(D.N_STATE, dtype=np.int64)
@@ -150,6 +169,8 @@ class DPEngine:
         """What the depth-2 solver keeps (see :data:`optbb.osdt.dp.kernel.Tables`, which says when each form is used);
         None also when :func:`depth2_pays` says the search is too small for the solver."""
         k, m = self.k, self.m
+        if self.ip[D.P_PAIRS]:  # the pair bounds' table (no depth limit: no depth-2 solver)
+            return D.Tables(np.zeros((1, k, m, m), np.int64), np.zeros((1, k), np.int64))
         if self.depth >= D.UNLIMITED or self.depth < 2 or not self.depth2_solver:
             return None
         if not (self.depth >= 3 and 8 * k * m * m <= 64 << 20):
@@ -290,14 +311,16 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
              feature_names=None, warm_start: str | None = "cart", time_limit: float | None = None,
              node_limit: int | None = None, memory_limit="auto", verbose: int = 0,
              similar_support: bool = True, sample_weight: np.ndarray | None = None,
-             started: float | None = None, depth2_solver: bool | None = None) -> SearchResult:
+             started: float | None = None, depth2_solver: bool | None = None,
+             pair_bounds: bool | None = None) -> SearchResult:
     """Optimal tree minimising ``errors / N + regularization * leaves`` (depth <= ``max_depth``) by the
     dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  With ``sample_weight`` (non-negative,
     not all zero) ``errors / N`` is the weight of the misclassified samples over the total weight; samples of
     weight 0 are left out (as repeated rows would leave them out).  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`).  The clock starts at ``started`` (a ``time.perf_counter()``, default now): the
     preparation (packing, the CART warm start, which is left out when it would take over a quarter of the time
-    left) counts toward ``time_limit``.  ``depth2_solver``: see :class:`DPEngine`."""
+    left) counts toward ``time_limit``.  ``depth2_solver``, ``pair_bounds`` (ablation switches): see
+    :class:`DPEngine`."""
     started = time.perf_counter() if started is None else started
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -313,7 +336,7 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
         engine = DPEngine(search_dataset(X, y, w, feature_names), regularization, max_depth, incumbent,
                           cart_start=cart, node_limit=limits.node_limit,
                           similar_support=similar_support, depth2_solver=depth2_solver,
-                          memory_limit=limits.memory_limit)
+                          pair_bounds=pair_bounds, memory_limit=limits.memory_limit)
         engine.start_load_time = packing_load
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
 

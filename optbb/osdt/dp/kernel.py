@@ -22,8 +22,16 @@ in :mod:`optbb.osdt.bounds` (one home with the leaf-set search's):
   Thm C.1 applied to the subproblem), so one with at most 2 leaves is a stump (``solve_depth1``); in a
   depth-limited search one with at most 3 leaves has depth <= 2 and goes to the depth-2 solver
   (:func:`optbb.osdt.dp.depth2.depth2`, pair counts), as does every subproblem with a depth budget of 2.  A search
-  without depth limit uses no depth-2 solver (its frame search is as fast there: the small subproblems are cheap)
-  and its kernels are compiled without it (``tabs`` is None).
+  without depth limit uses no depth-2 solver and its kernels are compiled without it (``tabs`` is None), unless
+  it has the pair bounds;
+* pair bounds (no depth limit, ``ip[P_PAIRS]``; ``tabs`` then holds one count table): a subproblem opened counts
+  its feature pairs, which give its best tree of at most three leaves exactly (every such tree has depth <= 2) and,
+  for each child of each split, its best stump exactly and a floor on its trees of three leaves.  A tree of ``L``
+  leaves costs its errors plus ``L lambda N`` and errs at least on the equivalent-points minority ``z`` (Thm B.2),
+  so the subproblem is solved when its best of at most three leaves costs at most ``z + 4 lambda N``, and a child
+  costs at least the least of its leaf, its best stump plus ``2 lambda N``, its three-leaf floor plus
+  ``3 lambda N`` and ``z + 4 lambda N`` (:func:`_split_floor`).  The children's leaf-count bounds are those of
+  the pair-count stage of AutoOptTree (imodels, pull request 303), written here from its description.
 
 Sample weights: every count is a weighted count in integer weight units (``errors`` is the weight of the
 misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.support.weight_layers`): the samples are
@@ -51,8 +59,10 @@ from ...common.jit import njit
 from ..bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
                      similar_support_bound, split_needs_refinement)
 from ..support import UNLIMITED, layered
-from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
+from .depth2 import (AUTO, accumulate_pair_counts, depth2, depth2_from_counts, side_table, small_tree_from_sides,
+                     split_counts_into)
 
+_NO_SIDES = np.zeros((2, 0, 3), np.int64)  # the side table of a frame without pair bounds (never read)
 # frame phases
 OPEN, LOOP, WAIT_A, WAIT_B = 0, 1, 2, 3
 # results handed from a child to its parent
@@ -62,8 +72,8 @@ S_TOP, S_NODES, S_NENT, S_IMPROV, S_ROOTKIND, S_DEPTH2, S_MAXTOP, S_IMPNODES, S_
     S_TFRAME, S_TFEAT = range(12)
 N_STATE = 12
 # int parameters
-P_SIMILAR, P_SMALL, P_NODELIMIT = range(3)
-N_IPARAMS = 3
+P_SIMILAR, P_SMALL, P_NODELIMIT, P_PAIRS = range(4)
+N_IPARAMS = 4
 # float state
 F_LAMN, F_ROOTVAL = range(2)
 N_FSTATE = 2
@@ -256,6 +266,52 @@ def _sort_splits(order, lbs, nf):
                 root = child
 
 
+def _no_pair_table(tabs) -> bool:
+    """``tabs`` (a Numba type) holds no count table: None or :data:`NO_TABLES`."""
+    return isinstance(tabs, types.NoneType) or _keeps_no_tables(tabs)
+
+
+def _small_tree_of(S, e, data, tabs, sides, lam_n):
+    return small_tree(S, e, data, tabs.counts[T_PARENT], tabs.totals[T_PARENT], sides, lam_n)
+
+
+@overload(_small_tree_of)
+def _small_tree_of_typed(S, e, data, tabs, sides, lam_n):
+    # the pair bounds need a table: a search compiled without one never asks (``ip[P_PAIRS]`` is 0)
+    if _no_pair_table(tabs):
+        return lambda S, e, data, tabs, sides, lam_n: (np.inf, np.int64(-1))
+    return _small_tree_of
+
+
+@njit(cache=True)
+def small_tree(S, e, data, counts, totals, sides, lam_n):
+    """The optimal tree of at most three leaves on support ``S`` (leaf errors ``e``) from its pair counts:
+    ``(cost, root feature)`` (-1 for a leaf); ``sides`` receives the :func:`optbb.osdt.dp.depth2.side_table` that
+    :func:`_split_floor` reads."""
+    counts[:, :, :] = 0
+    totals[:] = 0
+    accumulate_pair_counts(counts, totals, data.xbits, data.ybits, S, 1, AUTO, data.mult)
+    side_table(counts, totals, sides)
+    return small_tree_from_sides(sides, e, lam_n)
+
+
+@njit(cache=True)
+def small_tree_wins(v, z, lam_n):
+    """The best tree of at most three leaves, of cost ``v``, is optimal: every tree of ``L >= 4`` leaves errs at
+    least on the equivalent-points minority ``z`` (OSDT Thm B.2) and costs at least ``z + 4 lambda N``."""
+    return v <= z + 4.0 * lam_n
+
+
+@njit(cache=True, inline="always")
+def _split_floor(sides, f, one, z, lam_n):
+    """A lower bound on the cost of every tree of two leaves or more on the child ``x_f = one`` of a support, from
+    its side table (:func:`small_tree`): two leaves cost their exact least errors plus ``2 lambda N``, three at
+    least the peel errors (and ``z``) plus ``3 lambda N``, more at least ``z + 4 lambda N``, ``z`` the child's
+    equivalent-points minority (OSDT Thm B.2; a tree of ``L`` leaves costs its errors plus ``L lambda N``, the
+    count behind Thm C.1)."""
+    return min(sides[one, f, 1] + 2.0 * lam_n, max(sides[one, f, 2], z) + 3.0 * lam_n, z + 4.0 * lam_n)
+
+
 @njit(cache=True)
 def _swap_splits(order, lbs, a, b):
     order[a], order[b] = order[b], order[a]
@@ -315,6 +371,22 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
             if v >= UB:
                 st[S_DEPTH2_FAIL] += 1
             return (SUCCESS, v) if v < UB else (FAIL, v)
+    pairs = False
+    sides = _NO_SIDES
+    if tabs is not None and ip[P_PAIRS] != 0:  # a search without depth limit, with the pair bounds
+        sides = np.empty((2, data.xbits.shape[0], 3), np.int64)
+        v, f = _small_tree_of(S, e, data, tabs, sides, lam_n)
+        if small_tree_wins(v, z, lam_n):
+            if eid < 0:
+                eid = _memo_insert(memo, st, stk.keybuf, S, d, v, v)
+            memo.lb[eid], memo.ub[eid], memo.feat[eid] = v, v, f
+            return (SUCCESS, v) if v < UB else (FAIL, v)
+        lbS = max(lbS, z + 4.0 * lam_n)
+        if lbS >= UB:
+            if eid >= 0 and lbS > memo.lb[eid]:
+                memo.lb[eid] = lbS
+            return FAIL, lbS
+        pairs = True
     if eid < 0:
         eid = _memo_insert(memo, st, stk.keybuf, S, d, lbS, leaf)
     fi[k, FR_ENTRY] = eid
@@ -340,10 +412,10 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
             continue
         ex0 = cd == 0 or leaf_is_exact(e0, z0, lam_n)
         ex1 = cd == 0 or leaf_is_exact(e1, z1, lam_n)
-        lb0 = (e0 + lam_n) if ex0 else lookahead_bound(e0, z0, lam_n)
-        lb1 = (e1 + lam_n) if ex1 else lookahead_bound(e1, z1, lam_n)
-        sp0 = np.inf if ex0 else z0 + 2.0 * lam_n
-        sp1 = np.inf if ex1 else z1 + 2.0 * lam_n
+        sp0 = np.inf if ex0 else (_split_floor(sides, f, 0, z0, lam_n) if pairs else z0 + 2.0 * lam_n)
+        sp1 = np.inf if ex1 else (_split_floor(sides, f, 1, z1, lam_n) if pairs else z1 + 2.0 * lam_n)
+        lb0 = min(e0 + lam_n, sp0)
+        lb1 = min(e1 + lam_n, sp1)
         if cd >= 2:
             if not ex0:
                 split_into(s0buf, S, xbits[f], 0)

@@ -17,7 +17,7 @@ import numpy as np
 from ...common.bounds import majority_class
 from . import kernel as D
 from ..bounds import leaf_is_exact
-from .depth2 import depth2
+from .depth2 import AUTO, depth2, depth2_from_counts, pair_counts
 from ..cart import cart_seconds, cart_warm_start
 from ..support import leaf_stats
 
@@ -132,8 +132,13 @@ class DPTrees:
         if d == 1 or err - z <= 2.0 * lam_n:
             _, f = D.solve_depth1(S, n, cnt, z, data, lam_n, tmp)
             return [path] if f < 0 else [path + ((f, 0),), path + ((f, 1),)]
-        if e.tables is not None and (d == 2 or (e.ip[D.P_SMALL] and err - z <= 3.0 * lam_n)):
+        small = e.tables is not None and (d == 2 or (e.ip[D.P_SMALL] and err - z <= 3.0 * lam_n))
+        if small:
             _, _, f, fl, fr = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
+        elif e.ip[D.P_PAIRS]:
+            cost, _, f, fl, fr = depth2_from_counts(*pair_counts(data.xbits, data.ybits, S, AUTO, data.mult), lam_n, 3)
+            small = D.small_tree_wins(cost, z, lam_n)
+        if small:
             if f < 0:
                 return [path]
             out = []
