@@ -219,7 +219,7 @@ def test_node_limit():
 def test_memory_limit_is_never_exceeded():
     data = osdt_data("tic-tac-toe")
     cap = 4 << 20
-    res = solve(data, 0.01, memory_limit=cap)
+    res = solve(data, 0.001, memory_limit=cap)
     assert res.status is Status.MEMORY_LIMIT
     assert res.counters["memory_bytes"] <= cap
     assert res.lower_bound <= res.objective
@@ -260,11 +260,12 @@ def test_leaf_set_workspace_grows_only_within_the_memory_limit(monkeypatch):
 def test_ctrl_c_returns_best_so_far():
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals need the main thread")
-    data = osdt_data("tic-tac-toe")
+    rng = np.random.default_rng(0)  # labels of pure noise: no certificate within the time limit
+    data = from_arrays((rng.random((2000, 20)) < 0.5).astype(np.uint8), rng.integers(0, 2, 2000))
     timer = threading.Timer(0.4, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
-        res = solve(data, 0.005, time_limit=20)
+        res = solve(data, 0.002, time_limit=20)
     finally:
         timer.cancel()
     assert res.status is Status.INTERRUPTED

@@ -331,7 +331,7 @@ def test_estimator_search_parameter():
 def test_stopped_search_returns_its_best_tree():
     data = osdt_data("tic-tac-toe")
     first = solve(data, 0.005, search="dp", node_limit=1)  # the CART warm start
-    later = solve(data, 0.005, search="dp", node_limit=30000)
+    later = solve(data, 0.005, search="dp", node_limit=3000)
     assert later.status is Status.NODE_LIMIT
     assert later.objective <= first.objective
     for res in (first, later):
@@ -347,7 +347,7 @@ def test_stopped_search_fits_no_cart_completion_once_their_time_is_up(monkeypatc
     monkeypatch.setattr(dp_trees, "GREEDY_SECONDS", -1.0)
     monkeypatch.setattr(dp_trees, "cart_warm_start", lambda *args: pytest.fail("CART fitted after its time"))
     data = osdt_data("tic-tac-toe")
-    res = solve(data, 0.005, search="dp", initial_tree=None, node_limit=30000)
+    res = solve(data, 0.005, search="dp", initial_tree=None, node_limit=3000)
     assert res.status is Status.NODE_LIMIT
     pred = np.asarray(res.model.predictions)[res.model.leaf_index(data.X)]
     assert np.sum(pred != data.y) / data.n_samples + 0.005 * res.model.n_leaves == pytest.approx(res.objective)

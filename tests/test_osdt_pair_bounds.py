@@ -1,6 +1,6 @@
 """The pair bounds of the dp search without depth limit (``pair_bounds``): each bound against brute force on small
 random problems (2-3 classes, weights, grouped one-hot and ordered threshold columns), the search with and without
-them against the brute-force optimum, and the ablation switch."""
+them against the brute-force optimum, the budget deepening of the split loop, and the ablation switches."""
 import os
 import sys
 from functools import lru_cache
@@ -116,10 +116,10 @@ def test_each_pair_bound_holds_against_brute_force(problem):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(problems(), st.sampled_from([True, False]))
-def test_search_with_and_without_pair_bounds_is_optimal(problem, pair_bounds):
+@given(problems(), st.sampled_from([True, False]), st.sampled_from([True, False]))
+def test_search_with_and_without_pair_bounds_is_optimal(problem, pair_bounds, deepening):
     X, y, w, lam = problem
-    res = solve_dp(X, y, lam, sample_weight=w, pair_bounds=pair_bounds)
+    res = solve_dp(X, y, lam, sample_weight=w, pair_bounds=pair_bounds, budget_deepening=deepening)
     assert res.status is Status.OPTIMAL and res.lower_bound == res.objective
     assert res.objective == pytest.approx(optimal_objective(X, y, lam, None, w), abs=1e-9)
     pred = np.asarray(res.model.predictions)[res.model.leaf_index(X)]
@@ -139,6 +139,12 @@ def test_the_switch_turns_them_off_and_they_prune():
     for flag in (True, False):
         engine = DPEngine(search_dataset(X, y), 0.01, None, None, pair_bounds=flag)
         assert engine.ip[D.P_PAIRS] == int(flag)
+    deep = solve_dp(X, y, 0.01, budget_deepening=True)
+    flat = solve_dp(X, y, 0.01, budget_deepening=False)
+    assert deep.objective == pytest.approx(flat.objective, abs=1e-12)
+    assert deep.counters["subproblems_expanded"] != flat.counters["subproblems_expanded"]
+    for flag in (True, False):
+        assert DPEngine(search_dataset(X, y), 0.01, None, None, budget_deepening=flag).ip[D.P_DEEPEN] == int(flag)
     # a depth limit has its own depth-2 solver: no pair bounds there
     assert DPEngine(search_dataset(X, y), 0.01, 3, None, pair_bounds=True).ip[D.P_PAIRS] == 0
 

@@ -88,7 +88,9 @@ class DPEngine:
     ``pair_bounds``: whether a search without depth limit counts the feature pairs of each subproblem it opens,
     solving it outright when no tree of four leaves or more can beat its best of at most three, and bounding each
     split's children by their best stump and leaf counts (:func:`optbb.osdt.dp.kernel.small_tree`); None (default)
-    decides by the size of the count (:func:`pairs_pay`).
+    decides by the size of the count (:func:`pairs_pay`).  ``budget_deepening``: whether a split asks its
+    children for trees below their bounds plus a step that doubles (:func:`optbb.osdt.dp.kernel._probe`) before
+    asking for all its budget; None (default): without a depth limit.
     """
 
     name = "osdt-dp"
@@ -96,7 +98,7 @@ class DPEngine:
     def __init__(self, data: BinaryDataset, lam: float, max_depth: int | None = None, incumbent=None, *,
                  cart_start: bool = False, node_limit: int | None = None, similar_support: bool = True,
                  small_subproblems: bool = True, depth2_solver: bool | None = None, pair_bounds: bool | None = None,
-                 capacity: int = 1024, memory_limit: int | None = None):
+                 budget_deepening: bool | None = None, capacity: int = 1024, memory_limit: int | None = None):
         self.X = np.ascontiguousarray(data.X, dtype=np.uint8)
         self.y = np.ascontiguousarray(data.y, dtype=np.int64)
         self.n, self.m = self.X.shape
@@ -129,6 +131,9 @@ class DPEngine:
         if pair_bounds is None:
             pair_bounds = pairs_pay(self.m, self.W * layers, self.k)
         self.ip[D.P_PAIRS] = int(bool(pair_bounds) and self.depth >= D.UNLIMITED)
+        if budget_deepening is None:
+            budget_deepening = self.depth >= D.UNLIMITED
+        self.ip[D.P_DEEPEN] = int(bool(budget_deepening))
         self.fp = np.zeros(D.N_FSTATE, dtype=np.float64)
         self.fp[D.F_LAMN] = self.lam_n
         self.st = np.zeros(D.N_STATE, dtype=np.int64)
@@ -312,15 +317,15 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
              node_limit: int | None = None, memory_limit="auto", verbose: int = 0,
              similar_support: bool = True, sample_weight: np.ndarray | None = None,
              started: float | None = None, depth2_solver: bool | None = None,
-             pair_bounds: bool | None = None) -> SearchResult:
+             pair_bounds: bool | None = None, budget_deepening: bool | None = None) -> SearchResult:
     """Optimal tree minimising ``errors / N + regularization * leaves`` (depth <= ``max_depth``) by the
     dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  With ``sample_weight`` (non-negative,
     not all zero) ``errors / N`` is the weight of the misclassified samples over the total weight; samples of
     weight 0 are left out (as repeated rows would leave them out).  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`).  The clock starts at ``started`` (a ``time.perf_counter()``, default now): the
     preparation (packing, the CART warm start, which is left out when it would take over a quarter of the time
-    left) counts toward ``time_limit``.  ``depth2_solver``, ``pair_bounds`` (ablation switches): see
-    :class:`DPEngine`."""
+    left) counts toward ``time_limit``.  ``depth2_solver``, ``pair_bounds``, ``budget_deepening`` (ablation
+    switches): see :class:`DPEngine`."""
     started = time.perf_counter() if started is None else started
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -336,7 +341,7 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
         engine = DPEngine(search_dataset(X, y, w, feature_names), regularization, max_depth, incumbent,
                           cart_start=cart, node_limit=limits.node_limit,
                           similar_support=similar_support, depth2_solver=depth2_solver,
-                          pair_bounds=pair_bounds, memory_limit=limits.memory_limit)
+                          pair_bounds=pair_bounds, budget_deepening=budget_deepening, memory_limit=limits.memory_limit)
         engine.start_load_time = packing_load
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
 

@@ -72,8 +72,8 @@ S_TOP, S_NODES, S_NENT, S_IMPROV, S_ROOTKIND, S_DEPTH2, S_MAXTOP, S_IMPNODES, S_
     S_TFRAME, S_TFEAT = range(12)
 N_STATE = 12
 # int parameters
-P_SIMILAR, P_SMALL, P_NODELIMIT, P_PAIRS = range(4)
-N_IPARAMS = 4
+P_SIMILAR, P_SMALL, P_NODELIMIT, P_PAIRS, P_DEEPEN = range(5)
+N_IPARAMS = 5
 # float state
 F_LAMN, F_ROOTVAL = range(2)
 N_FSTATE = 2
@@ -86,10 +86,10 @@ Memo = namedtuple("Memo", "keys hashes used fval ival lb ub feat")
 #   ``bits[k, SUP|SCRATCH0|SCRATCH1]`` its support and two scratch bitsets, ``cnt[k, CNT|TMP]`` class counts;
 #   ``keybuf`` (W + 1 words) is the memo key being built.
 Stack = namedtuple("Stack", "fi fv order lbs bits cnt keybuf")
-FR_D, FR_ENTRY, FR_CURSOR, FR_PHASE, FR_BESTF, FR_NFEAT, FR_FIRST = range(7)
-N_FR = 7
-FV_UB, FV_BEST, FV_LEAF, FV_CA, FV_MINSKIP = range(5)
-N_FV = 5
+FR_D, FR_ENTRY, FR_CURSOR, FR_PHASE, FR_BESTF, FR_NFEAT, FR_FIRST, FR_START, FR_PARTIAL = range(9)
+N_FR = 9
+FV_UB, FV_BEST, FV_LEAF, FV_CA, FV_MINSKIP, FV_STEP = range(6)
+N_FV = 6
 LB0, LB1, LBF = range(3)
 SUP, SCRATCH0, SCRATCH1 = range(3)
 CNT, TMP = range(2)
@@ -574,6 +574,24 @@ def _first_child(k, j, data, stk):
 
 
 @njit(cache=True, inline="always")
+def _probe(k, j, side, data, stk, st):
+    """Ask child ``side`` of split ``j`` of frame ``k`` for a tree below its bound plus the frame's step, or below
+    what its sibling's bound leaves if that is less (a partial ask, ``FR_PARTIAL``: its failure only raises the
+    child's bound).  Deepening the asks in turn (each failure of both children doubles the step) lets a split
+    whose children's bounds add up past the frame's best fail after cheap asks, rather than after solving one
+    child exactly: the budget deepening of AutoOptTree (imodels, pull request 303), written from its description;
+    without ``P_DEEPEN`` the step is infinite and each child is asked once, MurTree's order."""
+    fi, fv, lbs = stk.fi, stk.fv, stk.lbs[k]
+    row, other = (LB0, LB1) if side == 0 else (LB1, LB0)
+    full = fv[k, FV_BEST] - lbs[other, j]
+    ask = min(full, lbs[row, j] + fv[k, FV_STEP])
+    fi[k, FR_PARTIAL] = int(ask < full)
+    fi[k, FR_FIRST] = side
+    fi[k, FR_PHASE] = WAIT_A
+    _push(k, side, stk, data.xbits[stk.order[k, j]], ask, st)
+
+
+@njit(cache=True, inline="always")
 def _child_done(k, kind, v, data, stk, st, ip):
     """Frame ``k`` receives its child's result."""
     fi, fv = stk.fi, stk.fv
@@ -585,7 +603,12 @@ def _child_done(k, kind, v, data, stk, st, ip):
         if kind == FAIL:
             if v > lbs[rowA, j]:
                 lbs[rowA, j] = v
-            _finish_feature(k, j, data, stk, ip)
+            if fi[k, FR_PARTIAL] == 0 or lbs[rowA, j] + lbs[rowB, j] >= fv[k, FV_BEST]:
+                _finish_feature(k, j, data, stk, ip)
+                return
+            if 1 - first == fi[k, FR_START]:
+                fv[k, FV_STEP] *= 2.0  # both children failed their probes: deepen
+            _probe(k, j, 1 - first, data, stk, st)
             return
         lbs[rowA, j] = v
         fv[k, FV_CA] = v
@@ -662,10 +685,9 @@ def run(data, memo, stk, st, ip, fp, tabs, work):
             else:
                 fi[k, FR_CURSOR] = j
                 first = _first_child(k, j, data, stk)
-                fi[k, FR_FIRST] = first
-                other = stk.lbs[k, LB1 if first == 0 else LB0, j]
-                fi[k, FR_PHASE] = WAIT_A
-                _push(k, first, stk, data.xbits[stk.order[k, j]], best - other, st)
+                fi[k, FR_START] = first
+                fv[k, FV_STEP] = 2.0 * fp[F_LAMN] if ip[P_DEEPEN] != 0 else np.inf
+                _probe(k, j, first, data, stk, st)
         if kind != 0:
             # frame k is resolved: hand the result to its parent
             st[S_TOP] = k - 1
