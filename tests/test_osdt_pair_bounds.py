@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from optbb.common.result import Status  # noqa: E402
 from optbb.osdt.dp import kernel as D  # noqa: E402
+from optbb.osdt.dp import pairs as P  # noqa: E402
 from optbb.osdt.dp.engine import DPEngine, pairs_pay, search_dataset, solve_dp  # noqa: E402
 from twins.brute_trees import optimal_objective  # noqa: E402
 
@@ -100,9 +101,9 @@ def test_each_pair_bound_holds_against_brute_force(problem):
     cost = [e + lam_n * L for L, e in enumerate(E)]
     sides = np.empty((2, X.shape[1], 3), np.int64)
     counts, totals = engine.tables.counts[0], engine.tables.totals[0]
-    v, _ = D.small_tree(S, int(E[1]), engine.data, counts, totals, sides, lam_n)
+    v, _ = P.small_tree(S, int(E[1]), engine.data, counts, totals, sides, lam_n)
     assert v == pytest.approx(min(cost[1:4]), abs=1e-9)
-    if D.small_tree_wins(v, z, lam_n):
+    if P.small_tree_wins(v, z, lam_n):
         assert v == pytest.approx(min(cost[1:]), abs=1e-9)
     for f in range(X.shape[1]):
         for one in (0, 1):
@@ -110,7 +111,7 @@ def test_each_pair_bound_holds_against_brute_force(problem):
             if not child.any() or child.sum() == rows.sum() or sides[one, f, 0] == 0:
                 continue
             Ec = _min_errors_by_leaves(X, y, units, child, k)
-            floor = D._split_floor(sides, f, one, _minority(X, y, units, child, k), lam_n)
+            floor = P.split_floor(sides, f, one, _minority(X, y, units, child, k), lam_n)
             for L in range(2, len(Ec)):
                 assert floor <= Ec[L] + lam_n * L + 1e-9, (f, one, L)
 
@@ -162,7 +163,7 @@ def test_four_leaves_that_beat_three_by_a_hair_are_found():
     X = np.array([c for c, size in cells.items() for _ in range(size)], dtype=np.uint8)
     y = (X[:, 0] ^ X[:, 1]).astype(np.int64)
     lam = 0.8 / len(y)
-    assert not D.small_tree_wins(1 + 3 * 0.8, 0, 0.8)
+    assert not P.small_tree_wins(1 + 3 * 0.8, 0, 0.8)
     res = solve_dp(X, y, lam, pair_bounds=True, warm_start=None)
     assert res.model.n_leaves == 4
     assert res.objective == pytest.approx(4 * lam, abs=1e-12) == optimal_objective(X, y, lam)

@@ -30,7 +30,7 @@ in :mod:`optbb.osdt.bounds` (one home with the leaf-set search's):
   leaves costs its errors plus ``L lambda N`` and errs at least on the equivalent-points minority ``z`` (Thm B.2),
   so the subproblem is solved when its best of at most three leaves costs at most ``z + 4 lambda N``, and a child
   costs at least the least of its leaf, its best stump plus ``2 lambda N``, its three-leaf floor plus
-  ``3 lambda N`` and ``z + 4 lambda N`` (:func:`_split_floor`).  The children's leaf-count bounds are those of
+  ``3 lambda N`` and ``z + 4 lambda N`` (:func:`optbb.osdt.dp.pairs.split_floor`).  The children's leaf-count bounds are those of
   the pair-count stage of AutoOptTree (imodels, pull request 303), written here from its description.
 
 Sample weights: every count is a weighted count in integer weight units (``errors`` is the weight of the
@@ -59,8 +59,8 @@ from ...common.jit import njit
 from ..bounds import (incremental_accuracy_bound, leaf_accuracy_too_small, leaf_is_exact, lookahead_bound,
                      similar_support_bound, split_needs_refinement)
 from ..support import UNLIMITED, layered
-from .depth2 import (AUTO, accumulate_pair_counts, depth2, depth2_from_counts, side_table, small_tree_from_sides,
-                     split_counts_into)
+from .depth2 import AUTO, accumulate_pair_counts, depth2, depth2_from_counts, split_counts_into
+from .pairs import small_tree, small_tree_wins, split_floor
 
 _NO_SIDES = np.zeros((2, 0, 3), np.int64)  # the side table of a frame without pair bounds (never read)
 # frame phases
@@ -284,35 +284,6 @@ def _small_tree_of_typed(S, e, data, tabs, sides, lam_n):
 
 
 @njit(cache=True)
-def small_tree(S, e, data, counts, totals, sides, lam_n):
-    """The optimal tree of at most three leaves on support ``S`` (leaf errors ``e``) from its pair counts:
-    ``(cost, root feature)`` (-1 for a leaf); ``sides`` receives the :func:`optbb.osdt.dp.depth2.side_table` that
-    :func:`_split_floor` reads."""
-    counts[:, :, :] = 0
-    totals[:] = 0
-    accumulate_pair_counts(counts, totals, data.xbits, data.ybits, S, 1, AUTO, data.mult)
-    side_table(counts, totals, sides)
-    return small_tree_from_sides(sides, e, lam_n)
-
-
-@njit(cache=True)
-def small_tree_wins(v, z, lam_n):
-    """The best tree of at most three leaves, of cost ``v``, is optimal: every tree of ``L >= 4`` leaves errs at
-    least on the equivalent-points minority ``z`` (OSDT Thm B.2) and costs at least ``z + 4 lambda N``."""
-    return v <= z + 4.0 * lam_n
-
-
-@njit(cache=True, inline="always")
-def _split_floor(sides, f, one, z, lam_n):
-    """A lower bound on the cost of every tree of two leaves or more on the child ``x_f = one`` of a support, from
-    its side table (:func:`small_tree`): two leaves cost their exact least errors plus ``2 lambda N``, three at
-    least the peel errors (and ``z``) plus ``3 lambda N``, more at least ``z + 4 lambda N``, ``z`` the child's
-    equivalent-points minority (OSDT Thm B.2; a tree of ``L`` leaves costs its errors plus ``L lambda N``, the
-    count behind Thm C.1)."""
-    return min(sides[one, f, 1] + 2.0 * lam_n, max(sides[one, f, 2], z) + 3.0 * lam_n, z + 4.0 * lam_n)
-
-
-@njit(cache=True)
 def _swap_splits(order, lbs, a, b):
     order[a], order[b] = order[b], order[a]
     for r in range(3):
@@ -412,8 +383,8 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
             continue
         ex0 = cd == 0 or leaf_is_exact(e0, z0, lam_n)
         ex1 = cd == 0 or leaf_is_exact(e1, z1, lam_n)
-        sp0 = np.inf if ex0 else (_split_floor(sides, f, 0, z0, lam_n) if pairs else z0 + 2.0 * lam_n)
-        sp1 = np.inf if ex1 else (_split_floor(sides, f, 1, z1, lam_n) if pairs else z1 + 2.0 * lam_n)
+        sp0 = np.inf if ex0 else (split_floor(sides, f, 0, z0, lam_n) if pairs else z0 + 2.0 * lam_n)
+        sp1 = np.inf if ex1 else (split_floor(sides, f, 1, z1, lam_n) if pairs else z1 + 2.0 * lam_n)
         lb0 = min(e0 + lam_n, sp0)
         lb1 = min(e1 + lam_n, sp1)
         if cd >= 2:

@@ -18,6 +18,7 @@ from ...common.bounds import majority_class
 from . import kernel as D
 from ..bounds import leaf_is_exact
 from .depth2 import AUTO, depth2, depth2_from_counts, pair_counts
+from .pairs import small_tree_wins
 from ..cart import cart_seconds, cart_warm_start
 from ..support import leaf_stats
 
@@ -137,7 +138,7 @@ class DPTrees:
             _, _, f, fl, fr = depth2(data.xbits, data.ybits, S, lam_n, data.mult)
         elif e.ip[D.P_PAIRS]:
             cost, _, f, fl, fr = depth2_from_counts(*pair_counts(data.xbits, data.ybits, S, AUTO, data.mult), lam_n, 3)
-            small = D.small_tree_wins(cost, z, lam_n)
+            small = small_tree_wins(cost, z, lam_n)
         if small:
             if f < 0:
                 return [path]
