@@ -1,6 +1,7 @@
 """The pair bounds of the dp search without depth limit (``pair_bounds``): each bound against brute force on small
 random problems (2-3 classes, weights, grouped one-hot and ordered threshold columns), the search with and without
-them against the brute-force optimum, the budget deepening of the split loop, and the ablation switches."""
+them against the brute-force optimum, the budget deepening of the split loop, the root's bound passes, and the
+ablation switches."""
 import os
 import sys
 from functools import lru_cache
@@ -117,10 +118,11 @@ def test_each_pair_bound_holds_against_brute_force(problem):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(problems(), st.sampled_from([True, False]), st.sampled_from([True, False]))
-def test_search_with_and_without_pair_bounds_is_optimal(problem, pair_bounds, deepening):
+@given(problems(), st.sampled_from([True, False]), st.sampled_from([True, False]), st.sampled_from([True, False]))
+def test_search_with_and_without_pair_bounds_is_optimal(problem, pair_bounds, deepening, passes):
     X, y, w, lam = problem
-    res = solve_dp(X, y, lam, sample_weight=w, pair_bounds=pair_bounds, budget_deepening=deepening)
+    res = solve_dp(X, y, lam, sample_weight=w, pair_bounds=pair_bounds, budget_deepening=deepening,
+                   bound_passes=passes)
     assert res.status is Status.OPTIMAL and res.lower_bound == res.objective
     assert res.objective == pytest.approx(optimal_objective(X, y, lam, None, w), abs=1e-9)
     pred = np.asarray(res.model.predictions)[res.model.leaf_index(X)]
@@ -167,3 +169,21 @@ def test_four_leaves_that_beat_three_by_a_hair_are_found():
     res = solve_dp(X, y, lam, pair_bounds=True, warm_start=None)
     assert res.model.n_leaves == 4
     assert res.objective == pytest.approx(4 * lam, abs=1e-12) == optimal_objective(X, y, lam)
+
+
+def test_bound_passes_raise_the_bound_of_a_stopped_search():
+    """Pure noise: no certificate in 1,500 subproblems; the passes' bound is valid (below the optimum the full
+    search certifies) and above the bound the search reports without them."""
+    rng = np.random.default_rng(1)
+    X = (rng.random((400, 10)) < 0.5).astype(np.uint8)
+    y = rng.integers(0, 2, 400)
+    full = solve_dp(X, y, 0.01)
+    assert full.status is Status.OPTIMAL
+    with_passes = solve_dp(X, y, 0.01, node_limit=1500, bound_passes=True)
+    without = solve_dp(X, y, 0.01, node_limit=1500, bound_passes=False)
+    for res in (with_passes, without):
+        assert res.status is Status.NODE_LIMIT
+        assert res.lower_bound <= full.objective + 1e-12 <= res.objective + 1e-12
+    assert with_passes.lower_bound > without.lower_bound
+    assert DPEngine(search_dataset(X, y), 0.01, None, None).bound_passes
+    assert not DPEngine(search_dataset(X, y), 0.01, 3, None).bound_passes

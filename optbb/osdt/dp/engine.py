@@ -22,6 +22,7 @@ from ...common.bitset import n_words, pack_columns, pack_columns_load, pack_rows
 from ...common.bounds import majority_class, objective_value
 from ...common.data import BinaryDataset
 from ...common import driver
+from ...common.driver import DONE, RUNNING
 from ...common.growth import grow
 from ...common.hashtable import HashTable, new_table, rehash
 from ...common.limits import InterruptGuard, Limits
@@ -90,7 +91,10 @@ class DPEngine:
     split's children by their best stump and leaf counts (:func:`optbb.osdt.dp.kernel.small_tree`); None (default)
     decides by the size of the count (:func:`pairs_pay`).  ``budget_deepening``: whether a split asks its
     children for trees below their bounds plus a step that doubles (:func:`optbb.osdt.dp.kernel._probe`) before
-    asking for all its budget; None (default): without a depth limit.
+    asking for all its budget; None (default): without a depth limit.  ``bound_passes``: whether the root is
+    searched in passes whose bounds halve the gap between what is proven and the incumbent (:meth:`_next_pass`),
+    so that a search stopped at a limit reports a lower bound that rose with it; None (default): without a depth
+    limit.
     """
 
     name = "osdt-dp"
@@ -98,7 +102,8 @@ class DPEngine:
     def __init__(self, data: BinaryDataset, lam: float, max_depth: int | None = None, incumbent=None, *,
                  cart_start: bool = False, node_limit: int | None = None, similar_support: bool = True,
                  small_subproblems: bool = True, depth2_solver: bool | None = None, pair_bounds: bool | None = None,
-                 budget_deepening: bool | None = None, capacity: int = 1024, memory_limit: int | None = None):
+                 budget_deepening: bool | None = None, bound_passes: bool | None = None, capacity: int = 1024,
+                 memory_limit: int | None = None):
         self.X = np.ascontiguousarray(data.X, dtype=np.uint8)
         self.y = np.ascontiguousarray(data.y, dtype=np.int64)
         self.n, self.m = self.X.shape
@@ -134,6 +139,7 @@ class DPEngine:
         if budget_deepening is None:
             budget_deepening = self.depth >= D.UNLIMITED
         self.ip[D.P_DEEPEN] = int(bool(budget_deepening))
+        self.bound_passes = bool(self.depth >= D.UNLIMITED if bound_passes is None else bound_passes)
         self.fp = np.zeros(D.N_FSTATE, dtype=np.float64)
         self.fp[D.F_LAMN] = self.lam_n
         self.st = np.zeros(D.N_STATE, dtype=np.int64)
@@ -149,6 +155,9 @@ class DPEngine:
         self.memory_limit = memory_limit
         self.memo = self.stack = self.tables = None
         self._best_lb = 0.0
+        self._proven = 0.0  # what the passes proved: no tree costs less (error units)
+        self._ask = self.inc_cost  # the root's bound in the pass under way
+        self._step = 0.0
         self.cart_start = cart_start
 
     # -- arrays --------------------------------------------------------------------------------------------------
@@ -200,19 +209,50 @@ class DPEngine:
         return None
 
     def _init_root(self) -> None:
-        """Frame 0: every sample, the full depth budget, bound the incumbent's cost."""
+        """Frame 0: every sample, the full depth budget, bound the incumbent's cost (or, with ``bound_passes``, the
+        bound of the first pass)."""
         stk = self.stack
         stk.bits[0, D.SUP] = self.all_samples()
+        if self.bound_passes:
+            cnt = np.zeros(self.k, np.int64)
+            _, z = D.support_counts(stk.bits[0, D.SUP], self.data, cnt)
+            self._proven = min(lookahead_bound(majority_class(cnt)[1], z, self.lam_n), self.inc_cost)
+        self._next_pass()
+
+    def _next_pass(self) -> None:
+        """Ask the root for a tree below the middle of what is proven and the incumbent, or below the incumbent
+        when they are within two leaves' penalty (or one weight unit) of each other: a failed pass proves its
+        bound (or more) a lower bound, so the gap at least halves with each; a pass that succeeds has found the
+        optimum.  Without ``bound_passes`` there is one pass, below the incumbent."""
+        gap = self.inc_cost - self._proven
+        self._step = 2.0 * self._step if self._ask < self.inc_cost else 2.0 * self.lam_n
+        self._ask = self.inc_cost if not self.bound_passes or gap <= max(2.0 * self.lam_n, 1.0) else \
+            self._proven + min(0.5 * gap, self._step)
+        stk = self.stack
         stk.fi[0, D.FR_D] = self.depth
-        stk.fv[0, D.FV_UB] = self.inc_cost
+        stk.fv[0, D.FV_UB] = self._ask
         stk.fi[0, D.FR_PHASE] = D.OPEN
         self.st[D.S_TOP] = 0
+        self.st[D.S_ROOTKIND] = 0
 
     def all_samples(self) -> np.ndarray:
         return pack_rows(np.ones((1, self.n), dtype=bool))[0]
 
     def step(self, work: int) -> int:
-        return D.run(self.data, self.memo, self.stack, self.st, self.ip, self.fp, self.tables, int(work))
+        code = D.run(self.data, self.memo, self.stack, self.st, self.ip, self.fp, self.tables, int(work))
+        if code == DONE and self.st[D.S_ROOTKIND] == D.FAIL and self._ask < self.inc_cost:
+            self._proven = max(self._proven, float(self.fp[D.F_ROOTVAL]))  # nothing below the pass's bound
+            self._next_pass()
+            return RUNNING
+        return code
+
+    def load_kernels(self) -> None:
+        """Load (or compile) the compiled kernels of the search and of :meth:`finish`'s tree replay before the clock
+        starts (:func:`optbb.common.driver.run_search`): a first call of each from Python loads it from the Numba
+        cache, up to a few tenths of a second each."""
+        self.step(0)
+        self.lower_bound()
+        DPTrees(self).load_kernels()
 
     def grow(self, cap_bytes: int | None, must_stop: Callable[[], bool]) -> bool:
         new_cap = 2 * self.memo.lb.shape[0]
@@ -252,7 +292,7 @@ class DPEngine:
         """Largest lower bound seen so far (every one is valid, so their maximum is)."""
         if self.stack is None or (self.st[D.S_TOP] < 0 and self.st[D.S_ROOTKIND] == 0):
             return 0.0
-        v = min(self._stack_lower_bound(), self._incumbent_cost())
+        v = max(min(self._stack_lower_bound(), self._incumbent_cost()), self._proven)
         self._best_lb = max(self._best_lb, v)
         return self._best_lb / self.total
 
@@ -317,15 +357,16 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
              node_limit: int | None = None, memory_limit="auto", verbose: int = 0,
              similar_support: bool = True, sample_weight: np.ndarray | None = None,
              started: float | None = None, depth2_solver: bool | None = None,
-             pair_bounds: bool | None = None, budget_deepening: bool | None = None) -> SearchResult:
+             pair_bounds: bool | None = None, budget_deepening: bool | None = None,
+             bound_passes: bool | None = None) -> SearchResult:
     """Optimal tree minimising ``errors / N + regularization * leaves`` (depth <= ``max_depth``) by the
     dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  With ``sample_weight`` (non-negative,
     not all zero) ``errors / N`` is the weight of the misclassified samples over the total weight; samples of
     weight 0 are left out (as repeated rows would leave them out).  Arguments are assumed checked (see
     :func:`optbb.osdt.solve`).  The clock starts at ``started`` (a ``time.perf_counter()``, default now): the
     preparation (packing, the CART warm start, which is left out when it would take over a quarter of the time
-    left) counts toward ``time_limit``.  ``depth2_solver``, ``pair_bounds``, ``budget_deepening`` (ablation
-    switches): see :class:`DPEngine`."""
+    left) counts toward ``time_limit``.  ``depth2_solver``, ``pair_bounds``, ``budget_deepening``,
+    ``bound_passes`` (ablation switches): see :class:`DPEngine`."""
     started = time.perf_counter() if started is None else started
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -341,7 +382,8 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
         engine = DPEngine(search_dataset(X, y, w, feature_names), regularization, max_depth, incumbent,
                           cart_start=cart, node_limit=limits.node_limit,
                           similar_support=similar_support, depth2_solver=depth2_solver,
-                          pair_bounds=pair_bounds, budget_deepening=budget_deepening, memory_limit=limits.memory_limit)
+                          pair_bounds=pair_bounds, budget_deepening=budget_deepening,
+                          bound_passes=bound_passes, memory_limit=limits.memory_limit)
         engine.start_load_time = packing_load
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
 

@@ -33,6 +33,18 @@ class DPTrees:
         self.engine = engine
         self.greedy_until = time.perf_counter() + GREEDY_SECONDS if greedy else math.inf
 
+    def load_kernels(self) -> None:
+        """Call each compiled kernel :meth:`extract` may call, once, on the root's support."""
+        e = self.engine
+        S, data = e.all_samples(), e.data
+        cnt, tmp = np.zeros(e.k, np.int64), np.zeros(e.k, np.int64)
+        n, z = D.support_counts(S, data, cnt)
+        D.solve_depth1(S, n, cnt, z, data, e.lam_n, tmp)
+        D.memo_find(e.memo, np.zeros(e.W + 1, np.uint64), S, 2)
+        if e.ip[D.P_PAIRS]:
+            depth2_from_counts(*pair_counts(data.xbits, data.ybits, S, AUTO, data.mult), e.lam_n, 3)
+            small_tree_wins(0.0, 0, e.lam_n)
+
     def best_leaves(self) -> list:
         """Leaves of the best tree known: the optimum when the root is solved, else the cheapest of the frames'
         candidate (with CART completions) and the incumbent the search started from."""
