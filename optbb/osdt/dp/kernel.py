@@ -30,8 +30,10 @@ in :mod:`optbb.osdt.bounds` (one home with the leaf-set search's):
   leaves costs its errors plus ``L lambda N`` and errs at least on the equivalent-points minority ``z`` (Thm B.2),
   so the subproblem is solved when its best of at most three leaves costs at most ``z + 4 lambda N``, and a child
   costs at least the least of its leaf, its best stump plus ``2 lambda N``, its three-leaf floor plus
-  ``3 lambda N`` and ``z + 4 lambda N`` (:func:`optbb.osdt.dp.pairs.split_floor`).  The children's leaf-count bounds are those of
-  the pair-count stage of AutoOptTree (imodels, pull request 303), written here from its description.
+  ``3 lambda N`` and ``z + 4 lambda N`` (:func:`optbb.osdt.dp.pairs.split_floor`).  The children's leaf-count
+  bounds are those of the pair-count stage of AutoOptTree (imodels, pull request 303), written here from its
+  description;
+* budget deepening (``ip[P_DEEPEN]``, :func:`_probe`) and, in the engine, bound passes at the root.
 
 Sample weights: every count is a weighted count in integer weight units (``errors`` is the weight of the
 misclassified samples, ``N`` the total weight, see :func:`optbb.osdt.support.weight_layers`): the samples are
