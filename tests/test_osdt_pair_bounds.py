@@ -187,3 +187,23 @@ def test_bound_passes_raise_the_bound_of_a_stopped_search():
     assert with_passes.lower_bound > without.lower_bound
     assert DPEngine(search_dataset(X, y), 0.01, None, None).bound_passes
     assert not DPEngine(search_dataset(X, y), 0.01, 3, None).bound_passes
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, 2, 3]), st.sampled_from([0.01, 0.03, 0.08]))
+def test_nested_thresholds_are_tried_once_and_change_no_optimum(seed, max_depth, lam):
+    """Numeric columns through their cuts: a threshold that splits a subproblem as the one below it is skipped
+    (``nested``), with the brute-force optimum over every cut."""
+    from optbb.osdt.numeric.cuts import cut_dataset
+    from optbb.osdt.support import nested_cuts
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 16))
+    X = np.column_stack([rng.integers(0, rng.integers(2, 6), n) for _ in range(int(rng.integers(1, 3)))])
+    y = rng.integers(0, 2, n)
+    data = cut_dataset(X.astype(float), y)
+    nested = nested_cuts(data.cuts.columns, data.cuts.thresholds)
+    assert all(nested[f] == (data.cuts.columns[f] == data.cuts.columns[f - 1]) for f in range(1, len(nested)))
+    res = solve_dp(data.X, data.y, lam, max_depth=max_depth, nested=nested)
+    assert res.status is Status.OPTIMAL
+    assert res.objective == pytest.approx(optimal_objective(data.X, data.y, lam, max_depth), abs=1e-9)

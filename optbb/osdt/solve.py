@@ -24,6 +24,7 @@ from .leaf_set.engine import ABLATIONS, POLICIES, solve_leaf_set
 from .numeric.cuts import CutDataset
 from .numeric.engine import MAX_DEPTH, solve_cuts
 from .numeric.intervals import fits_intervals, solve_intervals
+from .support import nested_cuts
 
 SEARCHES = ("auto", "dp", "leaf_set")
 LEAF_SET_OPTIONS = ("policy", "ablation", "upper_bound", "max_leaves")  # options only the leaf-set search has
@@ -107,10 +108,13 @@ def solve_checked(data: BinaryDataset, regularization: float, *, search: str, po
         result = solve_intervals(data, lam, started)
     elif engine == "dp":
         weights = data.sample_weight if _weighted(data) else None
+        nested = None
         if isinstance(data, CutDataset):
             memory_limit = _without_pair_table(memory_limit, data, max_depth)
+            nested = nested_cuts(data.cuts.columns, data.cuts.thresholds)
         result = solve_dp(data.X, data.y, lam, max_depth=max_depth, feature_names=data.feature_names,
-                          warm_start=initial_tree, memory_limit=memory_limit, sample_weight=weights, **limits)
+                          warm_start=initial_tree, memory_limit=memory_limit, sample_weight=weights, nested=nested,
+                          **limits)
     else:
         result = solve_leaf_set(data, lam, policy=policy, ablation=(ablation,) if isinstance(ablation, str)
                                 else tuple(ablation), initial_tree=initial_tree, upper_bound=upper_bound,

@@ -40,7 +40,7 @@ UNLIMITED = 1 << 30  # the depth budget of a search without max_depth (never dec
 # ``xbits[f]``: the rows with feature ``f`` = 1; ``ybits[c * L + l]``: the rows of class ``c`` in weight layer ``l``;
 # ``zbits[l]``: the equivalent-points minority rows of layer ``l``; ``wbits[l]``: layer ``l``; ``mult[l]``: the
 # units of a row of layer ``l`` (int64; unweighted data: one layer and a uint8 ``1``, see :func:`layered`).
-Packed = namedtuple("Packed", "xbits ybits zbits wbits mult")
+Packed = namedtuple("Packed", "xbits ybits zbits wbits mult nested")
 
 
 class Units(NamedTuple):
@@ -110,9 +110,11 @@ def weight_layers(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return layers[keep], (np.int64(1) << digits)[keep]
 
 
-def pack(X: np.ndarray, xbits: np.ndarray, y: np.ndarray, n_classes: int, units: np.ndarray | None) -> Packed:
+def pack(X: np.ndarray, xbits: np.ndarray, y: np.ndarray, n_classes: int, units: np.ndarray | None,
+         nested: np.ndarray | None = None) -> Packed:
     """The :data:`Packed` tuple of 0/1 rows ``X`` (their columns already packed: ``xbits``), class indices ``y`` and
-    weight units (None: unweighted)."""
+    weight units (None: unweighted).  ``nested[f]`` (uint8, default all 0) says feature ``f`` holds every row of
+    feature ``f - 1`` (the next threshold ``x <= t`` of the same column, :func:`nested_cuts`)."""
     n = X.shape[0]
     if units is None:
         layers, mult = np.ones((1, n), dtype=bool), np.ones(1, dtype=np.uint8)
@@ -125,7 +127,19 @@ def pack(X: np.ndarray, xbits: np.ndarray, y: np.ndarray, n_classes: int, units:
     ybits = (cbits[:, None, :] & wbits[None, :, :]).reshape(-1, wbits.shape[1])
     zbits = pack_rows(minority_vector(X, y, units).astype(bool)[None, :]) & wbits
     c = np.ascontiguousarray
-    return Packed(c(xbits), c(ybits), c(zbits), c(wbits), c(mult))
+    nested = np.zeros(xbits.shape[0], np.uint8) if nested is None else nested.astype(np.uint8)
+    return Packed(c(xbits), c(ybits), c(zbits), c(wbits), c(mult), c(nested))
+
+
+def nested_cuts(columns, thresholds) -> np.ndarray:
+    """``nested[f] = 1`` where feature ``f`` is ``x <= t`` on the same column as feature ``f - 1`` with a larger
+    threshold (the order of :func:`optbb.osdt.numeric.cuts.cut_map`), so that it holds every row of ``f - 1``: on a
+    support where the two count the same weight their splits are the same."""
+    nested = np.zeros(len(columns), np.uint8)
+    for f in range(1, len(columns)):
+        t0, t1 = thresholds[f - 1], thresholds[f]
+        nested[f] = columns[f] == columns[f - 1] and t0 is not None and t1 is not None and t1 > t0
+    return nested
 
 
 def layered(w, bits, row0, i, mult):

@@ -94,7 +94,9 @@ class DPEngine:
     asking for all its budget; None (default): without a depth limit.  ``bound_passes``: whether the root is
     searched in passes whose bounds halve the gap between what is proven and the incumbent (:meth:`_next_pass`),
     so that a search stopped at a limit reports a lower bound that rose with it; None (default): without a depth
-    limit.
+    limit.  ``nested``: which features hold every row of the one before (thresholds of one column,
+    :func:`optbb.osdt.support.nested_cuts`), None for none; a split of such a feature that counts the same weight as
+    the one before on a subproblem is that split again and is not tried.
     """
 
     name = "osdt-dp"
@@ -102,8 +104,8 @@ class DPEngine:
     def __init__(self, data: BinaryDataset, lam: float, max_depth: int | None = None, incumbent=None, *,
                  cart_start: bool = False, node_limit: int | None = None, similar_support: bool = True,
                  small_subproblems: bool = True, depth2_solver: bool | None = None, pair_bounds: bool | None = None,
-                 budget_deepening: bool | None = None, bound_passes: bool | None = None, capacity: int = 1024,
-                 memory_limit: int | None = None):
+                 budget_deepening: bool | None = None, bound_passes: bool | None = None, nested=None,
+                 capacity: int = 1024, memory_limit: int | None = None):
         self.X = np.ascontiguousarray(data.X, dtype=np.uint8)
         self.y = np.ascontiguousarray(data.y, dtype=np.int64)
         self.n, self.m = self.X.shape
@@ -118,7 +120,7 @@ class DPEngine:
         self.lam_n = self.lam * self.total
         self.names = list(data.feature_names)
         self.W = n_words(self.n)
-        self.data = pack(self.X, data.bits, self.y, self.k, q)
+        self.data = pack(self.X, data.bits, self.y, self.k, q, nested)
         # a smaller first chunk when a frame's counts are long: 16 frames of 1,000,000 samples and 42 weight layers
         # took 0.8 s before the driver could adapt the chunk size to the time limit
         cells = self.W * self.data.ybits.shape[0] * max(self.m, 1)
@@ -358,7 +360,7 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
              similar_support: bool = True, sample_weight: np.ndarray | None = None,
              started: float | None = None, depth2_solver: bool | None = None,
              pair_bounds: bool | None = None, budget_deepening: bool | None = None,
-             bound_passes: bool | None = None) -> SearchResult:
+             bound_passes: bool | None = None, nested=None) -> SearchResult:
     """Optimal tree minimising ``errors / N + regularization * leaves`` (depth <= ``max_depth``) by the
     dynamic-programming search; ``y`` holds class indices ``0 .. k-1``.  With ``sample_weight`` (non-negative,
     not all zero) ``errors / N`` is the weight of the misclassified samples over the total weight; samples of
@@ -366,7 +368,7 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
     :func:`optbb.osdt.solve`).  The clock starts at ``started`` (a ``time.perf_counter()``, default now): the
     preparation (packing, the CART warm start, which is left out when it would take over a quarter of the time
     left) counts toward ``time_limit``.  ``depth2_solver``, ``pair_bounds``, ``budget_deepening``,
-    ``bound_passes`` (ablation switches): see :class:`DPEngine`."""
+    ``bound_passes`` (ablation switches), ``nested``: see :class:`DPEngine`."""
     started = time.perf_counter() if started is None else started
     X = np.ascontiguousarray(X, dtype=np.uint8)
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -383,7 +385,7 @@ def solve_dp(X: np.ndarray, y: np.ndarray, regularization: float, *, max_depth: 
                           cart_start=cart, node_limit=limits.node_limit,
                           similar_support=similar_support, depth2_solver=depth2_solver,
                           pair_bounds=pair_bounds, budget_deepening=budget_deepening,
-                          bound_passes=bound_passes, memory_limit=limits.memory_limit)
+                          bound_passes=bound_passes, nested=nested, memory_limit=limits.memory_limit)
         engine.start_load_time = packing_load
     return driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
 

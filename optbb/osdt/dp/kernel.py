@@ -372,9 +372,11 @@ def _open(k, data, memo, stk, st, ip, fp, tabs):
     s0buf, s1buf = stk.bits[k, SCRATCH0], stk.bits[k, SCRATCH1]
     nf = 0
     minskip = np.inf
+    before = -1
     for f in range(xbits.shape[0]):
         n1, z1 = child_counts(S, xbits[f], data, tmp)
-        if n1 == 0 or n1 == n:
+        same, before = data.nested[f] != 0 and n1 == before, n1
+        if n1 == 0 or n1 == n or same:  # no split, or the split of feature f - 1 again
             continue
         for c in range(K):
             tmp2[c] = cnt[c] - tmp[c]
