@@ -88,13 +88,12 @@ class DPEngine:
     of depth 2 by the pair-count solver; None (default) decides by the size of the search (:func:`depth2_pays`).
     ``pair_bounds``: whether a search without depth limit counts the feature pairs of each subproblem it opens,
     solving it outright when no tree of four leaves or more can beat its best of at most three, and bounding each
-    split's children by their best stump and leaf counts (:func:`optbb.osdt.dp.kernel.small_tree`); None (default)
+    split's children by their best stump and leaf counts (:mod:`optbb.osdt.dp.pairs`); None (default)
     decides by the size of the count (:func:`pairs_pay`).  ``budget_deepening``: whether a split asks its
     children for trees below their bounds plus a step that doubles (:func:`optbb.osdt.dp.kernel._probe`) before
     asking for all its budget; None (default): without a depth limit.  ``bound_passes``: whether the root is
-    searched in passes whose bounds halve the gap between what is proven and the incumbent (:meth:`_next_pass`),
-    so that a search stopped at a limit reports a lower bound that rose with it; None (default): without a depth
-    limit.  ``nested``: which features hold every row of the one before (thresholds of one column,
+    searched in passes whose bounds rise from what is proven toward the incumbent (:meth:`_next_pass`), so that a
+    search stopped at a limit reports a lower bound that rose with it; None (default): without a depth limit.  ``nested``: which features hold every row of the one before (thresholds of one column,
     :func:`optbb.osdt.support.nested_cuts`), None for none; a split of such a feature that counts the same weight as
     the one before on a subproblem is that split again and is not tried.
     """
@@ -222,10 +221,10 @@ class DPEngine:
         self._next_pass()
 
     def _next_pass(self) -> None:
-        """Ask the root for a tree below the middle of what is proven and the incumbent, or below the incumbent
-        when they are within two leaves' penalty (or one weight unit) of each other: a failed pass proves its
-        bound (or more) a lower bound, so the gap at least halves with each; a pass that succeeds has found the
-        optimum.  Without ``bound_passes`` there is one pass, below the incumbent."""
+        """Ask the root for a tree below what is proven plus a step (``2 lambda N``, doubled with each pass) or plus
+        half the gap to the incumbent if that is less, or below the incumbent when the two are within two leaves'
+        penalty (or one weight unit) of each other: a failed pass proves its bound (or more) a lower bound; a pass
+        that succeeds has found the optimum.  Without ``bound_passes`` there is one pass, below the incumbent."""
         gap = self.inc_cost - self._proven
         self._step = 2.0 * self._step if self._ask < self.inc_cost else 2.0 * self.lam_n
         self._ask = self.inc_cost if not self.bound_passes or gap <= max(2.0 * self.lam_n, 1.0) else \
