@@ -123,6 +123,50 @@ def test_a_staged_set_that_finishes_is_complete_up_to_its_bound_exactly():
     assert rs.status is Status.OPTIMAL and rs.complete_below == rs.bound == bound
 
 
+@st.composite
+def tying_problems(draw):
+    """Like :func:`problems`, with antecedents that are the values of two or three categorical columns: values of
+    one column capture disjoint rows, so many orderings of a prefix err exactly as much (ties)."""
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(8, 30))
+    k = draw(st.integers(2, 3))
+    cols = [np.eye(c, dtype=np.uint8)[rng.integers(0, c, n)] for c in rng.integers(2, 4, draw(st.integers(2, 3)))]
+    A = np.hstack(cols)[:, : draw(st.integers(3, 7))]
+    y = rng.integers(0, k, n).astype(np.uint8)
+    w = rng.integers(1, 10, n) / draw(st.sampled_from([3.0, 10.0])) if draw(st.booleans()) else None
+    lam = draw(st.sampled_from([0.0, 0.01, 0.03]))
+    return A, y, k, w, lam, draw(st.sampled_from([None, 2, 3]))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(tying_problems(), st.sampled_from([0.0, 0.05, 0.3]), st.booleans())
+def test_tied_orderings_are_listed_as_members(problem, epsilon, staged):
+    """An ordering that errs exactly as much as one already stored is not expanded (an alias of it); the set still
+    holds every list extending it, with its own objective, rank and summaries (ties.unfold)."""
+    A, y, k, w, lam, max_length = problem
+    optimum, limit, members = rashomon_members(A, y, lam, epsilon=epsilon, max_length=max_length, sample_weight=w,
+                                               n_classes=k)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rs = rashomon_set(dataset(A, y, k, w), lam, epsilon=epsilon, max_length=max_length,
+                          time_limit=600 if staged else None)
+    check_against_twin(A, y, k, w, lam, max_length, rs, optimum, limit, members)
+    assert [rs.index(rs[i]) for i in range(rs.count)] == list(range(rs.count))
+
+
+def test_tied_orderings_occur_and_are_not_expanded():
+    """On one-hot columns most orderings tie: the enumeration stores them as aliases and expands fewer prefixes
+    than there are lists, while the set matches the twin."""
+    rng = np.random.default_rng(5)
+    A = np.hstack([np.eye(3, dtype=np.uint8)[rng.integers(0, 3, 40)] for _ in range(2)])
+    y = rng.integers(0, 2, 40).astype(np.uint8)
+    optimum, limit, members = rashomon_members(A, y, 0.01, epsilon=0.3, max_length=3)
+    rs = rashomon_set(dataset(A, y, 2), 0.01, epsilon=0.3, max_length=3)
+    check_against_twin(A, y, 2, None, 0.01, 3, rs, optimum, limit, members)
+    assert rs.counters["tied_orderings"] > 0
+
+
 def test_a_partial_set_is_complete_from_the_optimum_up():
     """Stopped after its first stage, the set holds every list within it (the optimum's level and up), says which
     levels are complete, and warns that count is not the set's size."""
@@ -447,6 +491,25 @@ def test_compas_two_rules_count_matches_a_direct_count(compas):
     listed = [prefix_of(m) for m in rs[:50]]
     for p, model in zip(listed, rs[:50]):
         assert model.objective <= limit + 1e-9 and len(p) <= 2
+
+
+def test_compas_five_rules_partial_set_certifies_the_optimum_first(compas):
+    """The optimum's level of COMPAS (lambda .01, five rules) is complete within 20M prefixes evaluated, the
+    optimum's own search included; expanding every tied ordering took 54-69M."""
+    with pytest.warns(UserWarning, match="partial"):
+        rs = rashomon_set(compas, 0.01, epsilon=0.05, max_length=5, node_limit=20_000_000)
+    assert rs.status is Status.NODE_LIMIT and rs.counters["optimum_certified"]
+    assert rs.complete_below >= rs.optimum == pytest.approx(0.3679734936045616, abs=1e-12)
+    assert rs.count_complete >= 1 and rs.counters["tied_orderings"] > 0
+
+
+@pytest.mark.slow
+def test_compas_five_rules_within_ten_seconds_certifies_the_optimum_first(compas):
+    """Issue reproducer: ``time_limit=10`` leaves the set complete from the optimum up."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rs = rashomon_set(compas, 0.01, epsilon=0.05, max_length=5, time_limit=10)
+    assert rs.complete_below >= rs.optimum and rs.counters["total_time"] <= 11.5
 
 
 @pytest.mark.slow

@@ -16,6 +16,7 @@ from ...common.result import Status
 from ..maps import MAP_NONE, MAP_PREFIX, SymmetryMap
 from ..model import RuleList, build_rule_list
 from . import kernel as K
+from . import ties
 
 GROWTH_FACTORS = (2.0, 1.5)  # growth of a short store part: doubled, or by half under a memory cap
 
@@ -119,6 +120,7 @@ class Search:
         st[K.S_NODES] = 1
         self.store.parent[0] = -1
         self.store.rule[0] = -1
+        self.store.alias[0] = -1
         if self.mode == K.OPTIMUM:
             self.fp[K.F_BEST] = min(objective, self.limit)
             go = lower - p.slack < self.fp[K.F_BEST]
@@ -129,6 +131,7 @@ class Search:
                 self.store.ent_node[0], self.store.ent_pair[0], self.store.ent_count[0] = -1, pid, 1
                 st[K.S_ENTRIES] = 1
             go = lower - p.slack <= self.limit
+            self._timed(_load_unfold, self.store, self.pairs)
         if self.L >= 1 and go:
             st[K.S_HEAP] = self._timed(heap_push, self.heap, 0, lower, 0, 0)
         return None
@@ -197,7 +200,8 @@ class Search:
             steps.append((rows * unit, new * unit + extra, lambda stop: copy(new, stop)))
 
         store, pairs = self.store, self.pairs
-        short((store.parent, store.rule, store.expanded), int(st[K.S_NODES]), "nodes", self._grow_nodes)
+        short((store.parent, store.rule, store.expanded, store.alias), int(st[K.S_NODES]), "nodes",
+              self._grow_nodes)
         short(tuple(self.heap), int(st[K.S_HEAP]), "heap",
               lambda new, stop: setattr(self, "heap", grow_heap(self.heap, new, stop)))
         if self.mode == K.ENUMERATE:
@@ -211,7 +215,7 @@ class Search:
     def _grow_nodes(self, rows: int, stop) -> None:
         s = self.store
         self.store = s._replace(parent=grow(s.parent, rows, stop), rule=grow(s.rule, rows, stop),
-                                expanded=grow(s.expanded, rows, stop))
+                                expanded=grow(s.expanded, rows, stop), alias=grow(s.alias, rows, stop))
 
     def _grow_entries(self, rows: int, stop) -> None:
         s = self.store
@@ -239,7 +243,28 @@ class Search:
         st = self.st
         return {"expansions": int(st[K.S_EXPANSIONS]), "stored_nodes": int(st[K.S_NODES]),
                 "max_queue_size": int(st[K.S_MAX_HEAP]), "entries": int(st[K.S_ENTRIES]),
-                "pairs": int(st[K.S_PAIRS]), "max_rules": self.L, "permutation_map_entries": self.map.n_entries}
+                "pairs": int(st[K.S_PAIRS]), "max_rules": self.L, "permutation_map_entries": self.map.n_entries,
+                "tied_orderings": int(st[K.S_ALIASES])}
+
+    def members_tree(self) -> tuple:
+        """The stored prefix tree with its tied orderings written out (:func:`~optbb.corels.rashomon.ties.unfold`):
+        ``(parent, rule, expanded, ent_node, ent_pair, ent_count, pair_count)``, copies (the search's arrays are
+        left as they are)."""
+        st, store = self.st, self.store
+        n, ne, npairs = int(st[K.S_NODES]), int(st[K.S_ENTRIES]), int(st[K.S_PAIRS])
+        parent, rule, expanded = store.parent[:n], store.rule[:n], store.expanded[:n]
+        ent_node, ent_pair, ent_count = store.ent_node[:ne], store.ent_pair[:ne], store.ent_count[:ne]
+        count = self.pairs.count[:npairs].copy()
+        if not st[K.S_ALIASES]:
+            return (parent.copy(), rule.copy(), expanded.copy(), ent_node.copy(), ent_pair.copy(),
+                    ent_count.astype(np.int64), count)
+        add_nodes, add_ent, has, first, num = ties.unfold_sizes(parent, store.alias[:n], ent_node)
+        out = (np.empty(n + add_nodes, np.int64), np.empty(n + add_nodes, np.int32),
+               np.empty(n + add_nodes, np.uint8), np.empty(ne + add_ent, np.int64), np.empty(ne + add_ent, np.int32),
+               np.empty(ne + add_ent, np.int32))
+        ties.unfold(parent, rule, expanded, store.alias[:n], ent_node, ent_pair, ent_count, count, has, first, num,
+                    *out)
+        return out[:5] + (out[5].astype(np.int64), count)
 
     def complete_below(self, bound: float) -> float:
         """Every list within this (:func:`~optbb.common.rashomon.within`, tolerance included) has been evaluated:
@@ -247,6 +272,17 @@ class Search:
         if self.done:
             return bound
         return min(bound, below_within(self.pending()))
+
+
+def _load_unfold(store, pairs) -> None:
+    """Compile or load the kernels of :meth:`Search.members_tree` (on a tree of the empty prefix alone), so that
+    reading the set costs no loading on the clock."""
+    one = np.full(1, -1, np.int64)
+    sizes = ties.unfold_sizes(store.parent[:1], one, store.ent_node[:0])
+    ties.unfold(store.parent[:1], store.rule[:1], store.expanded[:1], one, store.ent_node[:0], store.ent_pair[:0],
+                store.ent_count[:0], pairs.count[:0].copy(), *sizes[2:], store.parent[:1].copy(),
+                store.rule[:1].copy(), store.expanded[:1].copy(), store.ent_node[:0].copy(),
+                store.ent_pair[:0].copy(), store.ent_count[:0].copy())
 
 
 def below_within(value: float) -> float:

@@ -29,7 +29,11 @@ uncaptured, so each list extending one of them has the objective of the same ext
 difference of their rules' errors.  With the optimum ``R*`` known, a prefix whose rules err more than ``(B - R*) n``
 (``fp[F_GAP]``) above another ordering of its antecedents leads to no member (each of its lists costs more than
 ``R* + (B - R*)``): it is neither queued nor, if queued before the better ordering was met, expanded.  The map
-(:class:`~optbb.corels.maps.MapArrays`, keyed by the sorted antecedent ids) keeps the least errors seen per set.
+(:class:`~optbb.corels.maps.MapArrays`, keyed by the sorted antecedent ids) keeps the least errors seen per set and
+the node of the first ordering met with them.  An ordering erring exactly as much (the same float) has the same
+children with the same sums as that node, so it is not expanded: the enumeration stores it as an *alias* of that
+node (``Store.alias``), whose members below it are the node's with the prefix reordered
+(:func:`~optbb.corels.rashomon.ties.unfold` writes them out when the set is read), and the optimum's search drops it.
 
 Amounts are float64: sample counts (popcounts, exact) without weights, sums of weights with them (``w`` given),
 each class summed in sample order as :func:`~optbb.corels.model.build_rule_list` does, and the errors of a list
@@ -52,9 +56,9 @@ from ..maps import FILL_ENTRIES, FILL_WORDS, map_short, prefix_key, sort_prefix
 
 OPTIMUM, ENUMERATE = range(2)
 # st (int64 state) slots: queued prefixes, stored nodes, entries, pairs, prefixes evaluated, nodes expanded, the
-# incumbent's length and improvements (optimum mode), the most prefixes queued at once
-S_HEAP, S_NODES, S_ENTRIES, S_PAIRS, S_EVALS, S_EXPANSIONS, S_BEST_LEN, S_IMPROVE, S_MAX_HEAP = range(9)
-N_STATE = 9
+# incumbent's length and improvements (optimum mode), the most prefixes queued at once, the aliases stored
+S_HEAP, S_NODES, S_ENTRIES, S_PAIRS, S_EVALS, S_EXPANSIONS, S_BEST_LEN, S_IMPROVE, S_MAX_HEAP, S_ALIASES = range(10)
+N_STATE = 10
 # fp (float64) slots: lambda, the bound with its tolerance, the slack of the equivalent-points bound, the incumbent,
 # the least amount a rule of a member must classify correctly (-inf: no such bound), the most errors a permutation
 # of a prefix may have above the best one of its antecedents (-1: no permutation map; see the module docstring)
@@ -69,10 +73,11 @@ DONE, BUDGET_DONE, NEED_GROW, NODE_STOP = range(4)
 # ``Data``: the antecedent bitsets ``rules`` (m, words), one bitset per class ``Y`` (K, words), the
 # equivalent-points minority ``z`` (words,) and the total amount ``n`` (sample count, or total weight).
 Data = namedtuple("Data", "rules Y z n")
-# ``Store``: the nodes (``parent``, ``rule``, ``expanded`` 0/1; node 0 the empty prefix, a node's children
+# ``Store``: the nodes (``parent``, ``rule``, ``expanded`` 0/1, ``alias``: -1, or the node of an ordering of the
+# same antecedents erring exactly as much, which stands for it; node 0 the empty prefix, a node's children
 # consecutive and in antecedent order) and the entries: node (-1: the empty list itself), pair and number of
 # member children.
-Store = namedtuple("Store", "parent rule expanded ent_node ent_pair ent_count")
+Store = namedtuple("Store", "parent rule expanded alias ent_node ent_pair ent_count")
 # ``Pairs``: the ``(errors, rules)`` pairs met, with their numbers of members, and an open-addressing ``table`` of
 # pair id + 1 (0: empty) keyed by both; ``scratch`` (a count per pair, zero between expansions), ``touched`` (m,)
 # the pairs an expansion met, ``fbuf`` one float64 whose bits hash the errors.
@@ -81,7 +86,7 @@ Pairs = namedtuple("Pairs", "table err k count scratch touched fbuf")
 
 def new_store(nodes: int, entries: int) -> Store:
     return Store(np.zeros(nodes, np.int64), np.zeros(nodes, np.int32), np.zeros(nodes, np.uint8),
-                 np.zeros(entries, np.int64), np.zeros(entries, np.int32), np.zeros(entries, np.int32))
+                 np.full(nodes, -1, np.int64), np.zeros(entries, np.int64), np.zeros(entries, np.int32), np.zeros(entries, np.int32))
 
 
 def new_pairs(capacity: int, m: int) -> Pairs:
@@ -315,19 +320,26 @@ def _dominated(smap, key, klen, errors, gap):
     return e >= 0 and smap.fval[e] + gap < errors
 
 
+DROP, QUEUE = -2, -1  # what _keep says of a prefix besides an alias's node
+
+
 @njit(cache=True)
-def _keep(smap, key, klen, errors, gap):
-    """Whether a prefix over the antecedents of ``key`` erring ``errors`` may lead to a member (no ordering of them
-    erring less than ``errors - gap`` is known); records its errors when they are the least seen.  The caller
-    guarantees room (:func:`~optbb.corels.maps.map_short` is false)."""
+def _keep(smap, key, klen, errors, gap, node):
+    """What becomes of a prefix over the antecedents of ``key`` erring ``errors``, stored as ``node`` if kept:
+    DROP when an ordering of them erring less than ``errors - gap`` is known (it leads to no member), the node of
+    the ordering that set the least errors seen when it errs exactly as much (an alias), else QUEUE (its errors, if
+    the least seen, recorded with ``node``).  The caller guarantees room (:func:`~optbb.corels.maps.map_short` is
+    false)."""
     h = hash_words(key[:klen])
     e = find_pooled(smap, key, klen, h)
     if e >= 0:
         if smap.fval[e] + gap < errors:
-            return False
+            return DROP
+        if errors == smap.fval[e]:
+            return smap.ival[e]
         if errors < smap.fval[e]:
-            smap.fval[e] = errors
-        return True
+            smap.fval[e], smap.ival[e] = errors, node
+        return QUEUE
     fill, pool = smap.fill, smap.pool
     e = fill[FILL_ENTRIES]
     index_put(smap.index, find_pooled(smap, key, klen, h), e)
@@ -335,10 +347,10 @@ def _keep(smap, key, klen, errors, gap):
     pool[off] = np.uint64(klen)
     for i in range(klen):
         pool[off + 1 + i] = key[i]
-    smap.ehash[e], smap.eoff[e], smap.fval[e], smap.ival[e] = h, off, errors, -1
+    smap.ehash[e], smap.eoff[e], smap.fval[e], smap.ival[e] = h, off, errors, node
     fill[FILL_ENTRIES] += 1
     fill[FILL_WORDS] += klen + 1
-    return True
+    return QUEUE
 
 
 @njit(cache=True)
@@ -417,14 +429,19 @@ def run_chunk(data, w, store, heap, pairs, smap, st, fp, ip, best_prefix, work, 
             if deeper:
                 lbc = (err_c + _minority_left(U, rules[s], z, w, tv)) / n + lam * (d + 2)
                 if (lbc - slack <= limit) if mode == ENUMERATE else (lbc - slack < fp[F_BEST]):
-                    if use_map and not _keep(smap, key, prefix_key(sp, d, s, key), err_c, gap):
-                        continue
                     child = st[S_NODES]
+                    to = _keep(smap, key, prefix_key(sp, d, s, key), err_c, gap, child) if use_map else QUEUE
+                    if to == DROP or (to >= 0 and mode == OPTIMUM):
+                        continue
                     st[S_NODES] += 1
                     parent[child] = node
                     rule[child] = s
                     store.expanded[child] = 0
-                    st[S_HEAP] = heap_push(heap, st[S_HEAP], lbc, child, child)
+                    store.alias[child] = to if to >= 0 else -1
+                    if to >= 0:
+                        st[S_ALIASES] += 1
+                    else:
+                        st[S_HEAP] = heap_push(heap, st[S_HEAP], lbc, child, child)
         for t in range(n_touched):
             pid = pairs.touched[t]
             e = st[S_ENTRIES]

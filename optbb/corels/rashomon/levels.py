@@ -38,13 +38,10 @@ class RuleListLevels(RuleListReading):
             ent_node, ent_pair, ent_count = (np.zeros(0, np.int64),) * 3
             err, k, count = np.zeros(0), np.zeros(0, np.int64), np.zeros(0, np.int64)
         else:
-            st, store, pairs = search.st, search.store, search.pairs
-            used = int(st[K.S_NODES]), int(st[K.S_ENTRIES]), int(st[K.S_PAIRS])
-            self._parent, self._rule = store.parent[: used[0]].copy(), store.rule[: used[0]].copy()
-            self._expanded = store.expanded[: used[0]].copy()
-            ent_node, ent_pair = store.ent_node[: used[1]], store.ent_pair[: used[1]]
-            ent_count = store.ent_count[: used[1]].astype(np.int64)
-            err, k, count = pairs.err[: used[2]], pairs.k[: used[2]], pairs.count[: used[2]]
+            st, pairs = search.st, search.pairs
+            self._parent, self._rule, self._expanded, ent_node, ent_pair, ent_count, count = search.members_tree()
+            used = (self._parent.shape[0],)
+            err, k = pairs.err[: int(st[K.S_PAIRS])], pairs.k[: int(st[K.S_PAIRS])]
         self._root = search.root if search is not None else (0.0, 0)
         objective = err / problem.n + problem.lam * k  # the kernel's formula, elementwise
         order = np.lexsort((err, k, objective))
