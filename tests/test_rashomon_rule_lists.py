@@ -167,6 +167,22 @@ def test_tied_orderings_occur_and_are_not_expanded():
     assert rs.counters["tied_orderings"] > 0
 
 
+def test_tied_orderings_past_the_memory_limit_leave_a_partial_set(monkeypatch):
+    """When writing out the members below tied orderings would pass ``memory_limit``, the set says MEMORY_LIMIT and
+    claims no completeness (it holds the members found without them)."""
+    from optbb.corels.rashomon.engine import Search
+
+    rng = np.random.default_rng(5)
+    A = np.hstack([np.eye(3, dtype=np.uint8)[rng.integers(0, 3, 40)] for _ in range(2)])
+    y = rng.integers(0, 2, 40).astype(np.uint8)
+    full = rashomon_set(dataset(A, y, 2), 0.01, epsilon=0.3, max_length=3)
+    monkeypatch.setattr(Search, "unfold_bytes", lambda self: 1 << 40)
+    with pytest.warns(UserWarning, match="partial"):
+        rs = rashomon_set(dataset(A, y, 2), 0.01, epsilon=0.3, max_length=3, memory_limit="1G")
+    assert rs.status is Status.MEMORY_LIMIT and rs.complete_below == -math.inf
+    assert 0 < rs.count < full.count and {prefix_of(m) for m in rs} < {prefix_of(m) for m in full}
+
+
 def test_a_partial_set_is_complete_from_the_optimum_up():
     """Stopped after its first stage, the set holds every list within it (the optimum's level and up), says which
     levels are complete, and warns that count is not the set's size."""

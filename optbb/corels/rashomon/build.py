@@ -95,6 +95,9 @@ def _build(data: BinaryDataset, regularization: float, epsilon, bound, max_lengt
         levels = [optimum + share * (limit_bound - optimum) if share < 1 else limit_bound for share in STAGES]
     search, complete_below, status = _enumerate(problem, L, levels, optimum if certified else None, limits, phases,
                                                 verbose, None if (epsilon is not None or staged) else phases.started)
+    if limits.over_memory(search.memory_bytes() + search.unfold_bytes()):
+        # the members below tied orderings cannot be written out: the set holds those found without them
+        search.skip_unfold, status, complete_below = True, Status.MEMORY_LIMIT, -math.inf
     backend = RuleListLevels(problem, search, classes, model_hook)
     counters.update(search.counters())
     if not certified:

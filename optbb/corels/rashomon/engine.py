@@ -110,6 +110,8 @@ class Search:
         self.root = (0.0, 0)  # the default-only list: errors, class
         self.done = False
         self.start_load_time = 0.0
+        self.skip_unfold = False  # set when the written-out tree would pass the memory limit (the set is partial)
+        self._sizes = None
 
     # -- driver protocol ---------------------------------------------------------------------------------------
     def start(self) -> Status | None:
@@ -246,6 +248,20 @@ class Search:
                 "pairs": int(st[K.S_PAIRS]), "max_rules": self.L, "permutation_map_entries": self.map.n_entries,
                 "tied_orderings": int(st[K.S_ALIASES])}
 
+    def unfold_bytes(self) -> int:
+        """Bytes of the prefix tree with its tied orderings written out (:meth:`members_tree`), beyond the search's."""
+        if not self.st[K.S_ALIASES]:
+            return 0
+        add_nodes, add_ent = self._unfold_sizes()[:2]
+        n, ne = int(self.st[K.S_NODES]), int(self.st[K.S_ENTRIES])
+        return 13 * (n + add_nodes) + 24 * (ne + add_ent)
+
+    def _unfold_sizes(self) -> tuple:
+        if self._sizes is None:
+            n, ne = int(self.st[K.S_NODES]), int(self.st[K.S_ENTRIES])
+            self._sizes = ties.unfold_sizes(self.store.parent[:n], self.store.alias[:n], self.store.ent_node[:ne])
+        return self._sizes
+
     def members_tree(self) -> tuple:
         """The stored prefix tree with its tied orderings written out (:func:`~optbb.corels.rashomon.ties.unfold`):
         ``(parent, rule, expanded, ent_node, ent_pair, ent_count, pair_count)``, copies (the search's arrays are
@@ -255,10 +271,10 @@ class Search:
         parent, rule, expanded = store.parent[:n], store.rule[:n], store.expanded[:n]
         ent_node, ent_pair, ent_count = store.ent_node[:ne], store.ent_pair[:ne], store.ent_count[:ne]
         count = self.pairs.count[:npairs].copy()
-        if not st[K.S_ALIASES]:
+        if not st[K.S_ALIASES] or self.skip_unfold:
             return (parent.copy(), rule.copy(), expanded.copy(), ent_node.copy(), ent_pair.copy(),
                     ent_count.astype(np.int64), count)
-        add_nodes, add_ent, has, first, num = ties.unfold_sizes(parent, store.alias[:n], ent_node)
+        add_nodes, add_ent, has, first, num = self._unfold_sizes()
         out = (np.empty(n + add_nodes, np.int64), np.empty(n + add_nodes, np.int32),
                np.empty(n + add_nodes, np.uint8), np.empty(ne + add_ent, np.int64), np.empty(ne + add_ent, np.int32),
                np.empty(ne + add_ent, np.int32))
