@@ -254,10 +254,12 @@ def test_a_signal_while_the_engine_starts_ends_the_search_with_its_model():
     assert 0 < r.counters["nodes"] < 10 ** 9  # one chunk ran, no more
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT") == "1", reason="nothing is compiled without the JIT")
 def test_a_cold_numba_cache_costs_no_time_limit(tmp_path):
     """In a fresh process with an empty Numba cache, a 1 s time limit still ends the searches within the limit's
-    tolerance (the dp search, which finishes, and the leaf-set search): compiling happens before the clock."""
+    tolerance (the dp search, which finishes, and the leaf-set search): compiling happens before the clock.  Slow
+    (about 45 s of compiling on two cores); a clean clone's test run compiles every kernel cold too."""
     code = (
         "import json, numpy as np\n"
         "from optbb.common.data import from_arrays\n"
