@@ -51,7 +51,7 @@ from ...common.jit import njit
 from .depth2 import depth2_begin, depth2_more
 from .layout import (BEST, D2_CHILD, D2_OPEN, D2_ROOT, DONE, FI_A, FI_B, FI_C, FI_D, FI_F, FI_FIRST, FI_FOUND,
                      FI_HEAD, FI_MID, FI_NB, FI_PHASE, FI_SP, FIRST, FV_BEST, FV_H, FV_LA, FV_LB, FV_LBL, FV_LBR,
-                     FV_RA, FV_RB, FV_UB, FV_V1, NEXT_COLUMN, NODE_LIMIT, OPEN, POP, RUNNING, S_BUDGET, S_D2,
+                     FV_RA, FV_RB, FV_UB, FV_V1, NEXT_COLUMN, NODE_LIMIT, OPEN, P_OPEN, POP, RUNNING, S_BUDGET, S_D2,
                      S_D2KIND, S_DEPTH2, S_HITS, S_IMPNODES, S_NODES, S_ROOT2, S_TOP, STAGE, WAIT_FIRST,
                      WAIT_SECOND, column_splits, positions_bound, positions_left, push)
 from .memo import copy_subtree, memo_find, memo_store
@@ -136,8 +136,9 @@ def start_child(data, lev, fr, st, memo, i, want, ub, lam_n, sc):
 
 @njit(cache=True)
 def open_frame(data, lev, fr, st, i, lam_n, sc):
-    """A new frame: the leaf, then the depth-2 tree as its first incumbent (a stage, which may go on in phase
-    ``STAGE``; at the root, the depth-2 optimum the blocks start found when it is known)."""
+    """A new frame: the leaf, then the depth-2 tree (the stump in a probe: ``data.ip[P_OPEN]``) as its first
+    incumbent (a stage, which may go on in phase ``STAGE``; at the root, the depth-2 optimum the blocks start found
+    when it is known)."""
     fv = fr.fv
     ub = fv[i, FV_UB]
     fv[i, FV_BEST] = ub
@@ -145,7 +146,7 @@ def open_frame(data, lev, fr, st, i, lam_n, sc):
         class_totals(lev.ords[0, 0], lev.nrows[0], data.y, data.w, sc[SC_TOT])
         opened(lev, fr, i, min(lev.d2[D2_ROOT], ub), lam_n, sc)
         return
-    best = depth2_begin(data, lev, fv, i, 2, lam_n, ub, sc, st, D2_OPEN)
+    best = depth2_begin(data, lev, fv, i, data.ip[P_OPEN], lam_n, ub, sc, st, D2_OPEN)
     if st[S_D2] == 0:
         opened(lev, fr, i, best, lam_n, sc)
     else:
