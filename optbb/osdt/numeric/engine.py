@@ -500,6 +500,7 @@ def _probe(data: CutDataset, X, y, w, max_depth: int, ranked, limits: Limits, ve
         engine.blocks_start = False
         engine.ip[L.P_OPEN] = 1
         engine.work_limit = PROBE_PASSES * X.shape[0] * max(1, X.shape[1])
+        engine.first_work = max(1, min(engine.first_work, engine.work_limit))
         if limits.time_limit is not None:
             engine.out_of_time = lambda: time.perf_counter() - started >= limits.time_limit
     result = driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
