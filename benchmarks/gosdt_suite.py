@@ -21,8 +21,8 @@ column one indicator per value), 30 s per pair.  ``--cases 'monk_1@*,iris@0.1'``
 
 Each (solver, pair) runs in its own subprocess (this script with ``--worker``): it loads the data, fits three
 pairs untimed (imports, compiled kernels: monk_1 and chudi at .05, tic-tac-toe at .02), then times up to
-``--repeats`` fits (``time.perf_counter`` around ``fit``), stopping after the first that does not certify.  The parent kills a worker
-after ``repeats * (1.5 * T + 10) + 120`` seconds.  Tables quote the median fit time.
+``--repeats`` fits (``time.perf_counter`` around ``fit``), stopping after the first that does not certify.  The
+parent kills a worker after ``repeats * (1.5 * T + 10) + 120`` seconds.  Tables quote the median fit time.
 
 Every row is checked against what is known: the best published objective of ``known_optima.csv`` (6 decimals; the
 exact value ``errors / n + lambda * leaves`` within that rounding stands for it where there is one), and on the two

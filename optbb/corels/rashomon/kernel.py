@@ -86,7 +86,8 @@ Pairs = namedtuple("Pairs", "table err k count scratch touched fbuf")
 
 def new_store(nodes: int, entries: int) -> Store:
     return Store(np.zeros(nodes, np.int64), np.zeros(nodes, np.int32), np.zeros(nodes, np.uint8),
-                 np.full(nodes, -1, np.int64), np.zeros(entries, np.int64), np.zeros(entries, np.int32), np.zeros(entries, np.int32))
+                 np.full(nodes, -1, np.int64), np.zeros(entries, np.int64), np.zeros(entries, np.int32),
+                 np.zeros(entries, np.int32))
 
 
 def new_pairs(capacity: int, m: int) -> Pairs:
@@ -437,7 +438,7 @@ def run_chunk(data, w, store, heap, pairs, smap, st, fp, ip, best_prefix, work, 
                     parent[child] = node
                     rule[child] = s
                     store.expanded[child] = 0
-                    store.alias[child] = to if to >= 0 else -1
+                    store.alias[child] = to  # its node, or QUEUE (-1): no alias
                     if to >= 0:
                         st[S_ALIASES] += 1
                     else:

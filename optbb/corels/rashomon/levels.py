@@ -32,7 +32,6 @@ class RuleListLevels(RuleListReading):
         self.classes = list(range(problem.n_classes)) if classes is None else list(classes)
         self.model_hook = model_hook
         if search is None:
-            used = (1, 0, 0)
             self._parent, self._rule = np.full(1, -1, np.int64), np.full(1, -1, np.int32)
             self._expanded = np.zeros(1, np.uint8)
             ent_node, ent_pair, ent_count = (np.zeros(0, np.int64),) * 3
@@ -40,7 +39,6 @@ class RuleListLevels(RuleListReading):
         else:
             st, pairs = search.st, search.pairs
             self._parent, self._rule, self._expanded, ent_node, ent_pair, ent_count, count = search.members_tree()
-            used = (self._parent.shape[0],)
             err, k = pairs.err[: int(st[K.S_PAIRS])], pairs.k[: int(st[K.S_PAIRS])]
         self._root = search.root if search is not None else (0.0, 0)
         objective = err / problem.n + problem.lam * k  # the kernel's formula, elementwise
@@ -57,7 +55,7 @@ class RuleListLevels(RuleListReading):
         self._ent_count = np.asarray(ent_count)[by_level]
         self._ends = np.cumsum(self._ent_count)
         self._first = np.searchsorted(rank[ent_pair][by_level], np.arange(len(self.levels) + 1))
-        self._direct = np.zeros(used[0], dtype=np.int64)  # member children of each node
+        self._direct = np.zeros(self._parent.shape[0], dtype=np.int64)  # member children of each node
         inner = np.asarray(ent_node) >= 0
         np.add.at(self._direct, np.asarray(ent_node)[inner], np.asarray(ent_count)[inner])
         self._summary = None

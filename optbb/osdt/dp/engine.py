@@ -93,7 +93,8 @@ class DPEngine:
     children for trees below their bounds plus a step that doubles (:func:`optbb.osdt.dp.kernel._probe`) before
     asking for all its budget; None (default): without a depth limit.  ``bound_passes``: whether the root is
     searched in passes whose bounds rise from what is proven toward the incumbent (:meth:`_next_pass`), so that a
-    search stopped at a limit reports a lower bound that rose with it; None (default): without a depth limit.  ``nested``: which features hold every row of the one before (thresholds of one column,
+    search stopped at a limit reports a lower bound that rose with it; None (default): without a depth limit.
+    ``nested``: which features hold every row of the one before (thresholds of one column,
     :func:`optbb.osdt.support.nested_cuts`), None for none; a split of such a feature that counts the same weight as
     the one before on a subproblem is that split again and is not tried.
     """

@@ -453,16 +453,12 @@ def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None
         if probed.status in (Status.OPTIMAL, Status.INTERRUPTED):
             return probed
     with InterruptGuard() as guard:
-        engine = CutEngine(X, y, w, data.n_classes, regularization, max_depth, data.column_names, columns.binary,
-                           node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=columns.values,
-                           ranked=ranked, ablation=ablation)
+        engine = _engine(data, X, y, w, regularization, max_depth, ranked, limits, started, ablation)
         if probed is not None:
             engine._offer(found)  # the probe's best tree, the first incumbent
         engine.blocks_start = warm_start == "cart"
         levels = cart_levels(len(y), max_depth, float(regularization))
         engine.cart_in_time = lambda: cart_affordable(*X.shape, limits.time_limit, started, levels)
-        if limits.time_limit is not None:
-            engine.out_of_time = lambda: time.perf_counter() - started >= limits.time_limit
         # at depth <= 2 the depth-2 stage is the whole search, and a CART tree would cost it more than it prunes:
         # there it is fitted only for a search that stops (a memory limit) before it has a tree
         if warm_start == "cart" and len(np.unique(y)) >= 2 and engine.cart_in_time():
@@ -475,6 +471,19 @@ def solve_cuts(data: CutDataset, regularization: float, *, max_depth: int | None
         result.counters["kernel_load_time"] = result.counters.get("kernel_load_time", 0.0) + \
             probed.counters.get("kernel_load_time", 0.0)
     return result
+
+
+def _engine(data: CutDataset, X, y, w, lam: float, max_depth: int | None, ranked, limits: Limits, started: float,
+            ablation) -> CutEngine:
+    """The engine of :func:`solve_cuts` (or of its probe) on the rows left by the zero weights, under ``limits``,
+    its sorts stopped by the time limit from ``started``."""
+    columns = data.columns
+    engine = CutEngine(X, y, w, data.n_classes, lam, max_depth, data.column_names, columns.binary,
+                       node_limit=limits.node_limit, memory_limit=limits.memory_limit, values=columns.values,
+                       ranked=ranked, ablation=ablation)
+    if limits.time_limit is not None:
+        engine.out_of_time = lambda: time.perf_counter() - started >= limits.time_limit
+    return engine
 
 
 # the least depth limit with a probe (solve_cuts), and its work in passes over every row of every column.  At depth
@@ -494,15 +503,11 @@ def _probe(data: CutDataset, X, y, w, max_depth: int, ranked, limits: Limits, ve
     within them), the columns' ranks and orders for the search after it, and its best tree (a preorder tree over
     the ranks)."""
     with InterruptGuard() as guard:
-        engine = CutEngine(X, y, w, data.n_classes, 0.0, max_depth, data.column_names, data.columns.binary,
-                           memory_limit=limits.memory_limit, values=data.columns.values, ranked=ranked,
-                           ablation=ablation)
+        engine = _engine(data, X, y, w, 0.0, max_depth, ranked, limits, started, ablation)
         engine.blocks_start = False
         engine.ip[L.P_OPEN] = 1
         engine.work_limit = PROBE_PASSES * X.shape[0] * max(1, X.shape[1])
         engine.first_work = max(1, min(engine.first_work, engine.work_limit))
-        if limits.time_limit is not None:
-            engine.out_of_time = lambda: time.perf_counter() - started >= limits.time_limit
     result = driver.run_search(engine, limits, verbose, interrupted=guard.interrupted, started=started)
     if engine.data is not None and engine.lev is not None:
         ranked = (engine.data.R, engine.lev.ords[0, :engine.m].copy())
