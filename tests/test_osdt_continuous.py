@@ -345,23 +345,28 @@ def test_huge_values_give_no_overflow_warning():
 
 
 
-def test_the_route_without_a_depth_limit_reads_the_rows_per_cut(iris):
-    """Without a depth limit the search over sorted orders certified the GOSDT suite's iris .005, gaussian_1k .05
-    and .02 and sine_1k .05 where the dp over the cuts did not; the dp keeps data with many rows per cut."""
+def test_the_route_with_regularization_reads_the_rows_per_cut(iris):
+    """With a regularization, with or without a depth limit, the search over sorted orders takes data with a few
+    rows per cut (the GOSDT suite's iris .005, gaussian_1k .05 and .02 and sine_1k .05 without a depth limit; wine
+    and fico_1k at depths 3 and 4), and the dp over the cuts data with many."""
     from optbb.osdt.solve import DP_ROWS_PER_CUT, route
 
     X, y = iris
     few = cut_dataset(X.drop(columns="flag"), pd.factorize(y)[0])
     assert few.n_samples < DP_ROWS_PER_CUT * few.n_features
-    assert route(few, 0.01) == "numeric" and route(few, 0.01, max_depth=3) == "dp"
-    assert route(few, 0.0, max_depth=3) == "numeric"
+    assert route(few, 0.01) == route(few, 0.01, max_depth=3) == route(few, 0.0, max_depth=3) == "numeric"
     rng = np.random.default_rng(0)
     many = cut_dataset(rng.integers(0, 10, (500, 2)).astype(float), rng.integers(0, 2, 500))
-    assert many.n_samples >= DP_ROWS_PER_CUT * many.n_features and route(many, 0.01) == "dp"
-    sorted_orders = OSDTClassifier(regularization=0.05).fit(X, y).result_
-    dp = OSDTClassifier(regularization=0.05, max_depth=X.shape[1]).fit(X, y).result_  # a limit that limits nothing
-    assert sorted_orders.status is dp.status is Status.OPTIMAL
-    assert sorted_orders.objective == pytest.approx(dp.objective, abs=1e-12)
+    assert many.n_samples >= DP_ROWS_PER_CUT * many.n_features
+    assert route(many, 0.01) == route(many, 0.01, max_depth=3) == "dp" and route(many, 0.0, max_depth=3) == "numeric"
+    codes = pd.factorize(y)[0]
+    B, _ = all_cuts(X.to_numpy(np.float64), list(X.columns))
+    cuts = BinaryDataset(B, codes, [f"c{j}" for j in range(B.shape[1])], None, tuple(map(str, range(codes.max() + 1))))
+    for depth in (None, 3):
+        sorted_orders = OSDTClassifier(regularization=0.05, max_depth=depth).fit(X, y).result_
+        dp = solve(cuts, 0.05, max_depth=depth)
+        assert sorted_orders.status is dp.status is Status.OPTIMAL
+        assert sorted_orders.objective == pytest.approx(dp.objective, abs=1e-12)
 
 
 

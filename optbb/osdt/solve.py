@@ -124,8 +124,8 @@ def solve_checked(data: BinaryDataset, regularization: float, *, search: str, po
     return result
 
 
-SORTED_ORDERS_CUTS = 2000  # with regularization > 0 and a depth limit, fewer cuts than this go to the dp over the cuts
-DP_ROWS_PER_CUT = 10  # without a depth limit, the dp over the cuts when there are at least this many rows per cut
+SORTED_ORDERS_CUTS = 2000  # with regularization > 0, fewer cuts than this may go to the dp over the cuts
+DP_ROWS_PER_CUT = 10  # with regularization > 0, the dp over the cuts when there are also this many rows per cut
 
 
 def route(data: BinaryDataset, regularization, search: str = "auto", max_depth=None,
@@ -138,17 +138,19 @@ def route(data: BinaryDataset, regularization, search: str = "auto", max_depth=N
       paper's search, kept for its policies and ablations.  It takes two classes and uniform weights only.
     - "numeric" when the dp search is asked for and ``data`` holds numeric columns
       (:class:`~optbb.osdt.numeric.cuts.CutDataset`), and either ``regularization`` is 0 with a ``max_depth`` of at
-      most :data:`~optbb.osdt.numeric.engine.MAX_DEPTH`, or ``regularization > 0`` (which bounds the leaves, hence
-      the depth, of a tree better than the first one) with at least :data:`SORTED_ORDERS_CUTS` cuts, or without a
-      depth limit with fewer than :data:`DP_ROWS_PER_CUT` rows per cut.  With a depth limit and fewer cuts the dp
-      over the matrix of cuts, whose bounds and memo use the regularization better, was faster where measured
-      (adult, 5,000 rows, 309 cuts, lambda 0.005, depth 4: 20 s against 106 s); above it the search over sorted
-      orders (adult's six numeric columns, 4,025 cuts, lambda 0.05: certified in 11 s against not in 120 s; breast
-      cancer's 15,310 cuts do not fit the dp's depth-2 tables).  Without a depth limit, on the numeric sets of the
-      GOSDT suite at lambda .1 to .005 (30 s each), the search over sorted orders certified iris .005, gaussian_1k
-      .05 and .02 and sine_1k .05, which the dp did not, and was as fast or faster on the pairs both certify
-      (iris .01: 1.9 s against 6.3 s), where a few rows share each cut; on compas_processed (12,381 rows, 620
-      cuts, 20 rows per cut) the dp certified .05 in 14 s and the search over sorted orders did not.
+      most :data:`~optbb.osdt.numeric.engine.MAX_DEPTH`, or ``regularization > 0`` with at least
+      :data:`SORTED_ORDERS_CUTS` cuts or fewer than :data:`DP_ROWS_PER_CUT` rows per cut, with or without a depth
+      limit.  Where many rows share each cut the dp over the matrix of cuts, whose memo of supports meets the same
+      rows again, was faster: compas_processed (12,381 rows, 626 cuts, 20 rows per cut) without a depth limit at
+      lambda .05, certified in 14 s where the search over sorted orders was not in 30 s, and at depth 3 (lambda
+      .05/.01/.002: 1.6/4.3/4.8 s against 2.8/11.2/over 20 s).  With a few rows per cut the search over sorted
+      orders was: without a depth limit it certified the GOSDT suite's iris .005, gaussian_1k .05 and .02 and
+      sine_1k .05, which the dp did not in 30 s; at depths 3 and 4 (lambda .05/.01/.002, 20 s each) wine (178 rows,
+      1,263 cuts) took 0.03-1.6 s where the dp certified one of six, fico_1k (1,000 rows, 1,384 cuts) at depth 3
+      0.6-7 s against 9 s and three stops, and iris, digits, gaussian_1k and sine_1k were faster by 7-1,000 times or
+      certified where the dp stopped; on 800 rows of adult (968 cuts) and 3,000 of compas_processed (482 cuts,
+      6 rows per cut) the two were within 30 % of each other.  Above :data:`SORTED_ORDERS_CUTS` cuts the dp's
+      depth-2 tables grow as the square of the cuts (breast cancer's 15,310 do not fit).
     - "intervals" for one numeric column (:class:`~optbb.osdt.numeric.cuts.CutDataset`) of at most
       :data:`~optbb.osdt.numeric.intervals.MAX_VALUES` distinct values, ``regularization > 0`` and no depth limit:
       a tree there is a partition of the column into intervals, and the interval dynamic program finds the best
@@ -192,9 +194,7 @@ def _sorted_orders_pay(max_depth, regularization, n_cuts: int, n_rows: int) -> b
     """The numeric branch of :func:`route`."""
     limited = isinstance(max_depth, Integral) and not isinstance(max_depth, bool) and max_depth >= 0
     if _positive(regularization):
-        if max_depth is None:
-            return n_cuts >= SORTED_ORDERS_CUTS or n_rows < DP_ROWS_PER_CUT * n_cuts
-        return limited and n_cuts >= SORTED_ORDERS_CUTS
+        return (max_depth is None or limited) and (n_cuts >= SORTED_ORDERS_CUTS or n_rows < DP_ROWS_PER_CUT * n_cuts)
     return limited and max_depth <= MAX_DEPTH
 
 

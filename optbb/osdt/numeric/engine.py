@@ -371,7 +371,8 @@ class CutEngine(TreeWalks):
     def _frames_bound(self) -> float:
         """A lower bound of the root's optimum from the frames on the stack, top first: a frame's value is the least
         of its best tree, the bounds of its pending intervals, the bound of the interval in progress, its split (the
-        child's value plus its sibling's bound) and, if columns remain, ``2 lam_n`` (any split)."""
+        child's value plus its sibling's bound), each at least the bound of every split (:meth:`_split_bound`), to
+        which a column not yet searched falls."""
         top = int(self.st[L.S_TOP])
         if top < 0:
             return self.lam_n
@@ -382,19 +383,34 @@ class CutEngine(TreeWalks):
             if phase in (L.OPEN, L.STAGE):  # a tree costs at least a leaf
                 v = min(v, self.lam_n)
             waiting = phase in (L.WAIT_FIRST, L.WAIT_SECOND)
+            splits = np.inf  # the least bound of the splits left
             if (waiting or phase in (L.NEXT_COLUMN, L.POP)) and fi[i, L.FI_C] < self.m - 1:
-                v = min(v, 2 * self.lam_n)
+                splits = 0.0  # a column not yet searched: only the bound of every split
             if waiting or phase == L.POP:
-                v = min(v, self._pending_bound(i, int(fi[i, L.FI_HEAD]), int(fi[i, L.FI_SP]), int(fi[i, L.FI_NB])))
+                splits = min(splits, self._pending_bound(i, int(fi[i, L.FI_HEAD]), int(fi[i, L.FI_SP]),
+                                                         int(fi[i, L.FI_NB])))
             if waiting:  # the positions of the interval in progress, then its split (a child on the stack)
-                v = min(v, float(fv[i, L.FV_LBL] + fv[i, L.FV_LBR]))
+                splits = min(splits, float(fv[i, L.FV_LBL] + fv[i, L.FV_LBR]))
             if phase == L.WAIT_FIRST and i < top:
                 other = L.FV_LBR if fi[i, L.FI_FIRST] == 1 else L.FV_LBL
-                v = min(v, val + float(fv[i, other]))
+                splits = min(splits, val + float(fv[i, other]))
             elif phase == L.WAIT_SECOND and i < top:
-                v = min(v, float(fv[i, L.FV_V1]) + val)
+                splits = min(splits, float(fv[i, L.FV_V1]) + val)
+            if splits < np.inf:
+                v = min(v, max(splits, self._split_bound(i)))
             val = v
         return val
+
+    def _split_bound(self, i: int) -> float:
+        """The least cost of a tree that splits frame ``i``'s rows: ``2 lam_n`` (two leaves) and, once the frame has
+        its first incumbent, the optimal tree of depth <= ``D`` (``D`` = 2; 1 in a probe) costing ``c`` or nothing
+        below ``c`` (``FV_OPEN``), ``min(c, (D + 2) lam_n)``: a tree of at most ``D + 1`` leaves has depth at most
+        ``D``, so it costs at least ``c``, and a larger one at least ``(D + 2) lam_n`` (each leaf costs lambda: the
+        leaf count of Hu, Rudin & Seltzer 2019, Thm C.1)."""
+        if self.fr.fi[i, L.FI_PHASE] in (L.OPEN, L.STAGE):
+            return 2 * self.lam_n
+        leaves = int(self.ip[L.P_OPEN]) + 2
+        return max(2 * self.lam_n, min(float(self.fr.fv[i, L.FV_OPEN]), leaves * self.lam_n))
 
     def _pending_bound(self, i: int, head: int, tail: int, nb: int) -> float:
         """The least interval bound of the intervals ``head .. tail - 1`` of level ``i``'s queue (the column's

@@ -51,9 +51,9 @@ from ...common.jit import njit
 from .depth2 import depth2_begin, depth2_more
 from .layout import (BEST, D2_CHILD, D2_OPEN, D2_ROOT, DONE, FI_A, FI_B, FI_C, FI_D, FI_F, FI_FIRST, FI_FOUND,
                      FI_HEAD, FI_MID, FI_NB, FI_PHASE, FI_SP, FIRST, FV_BEST, FV_H, FV_LA, FV_LB, FV_LBL, FV_LBR,
-                     FV_RA, FV_RB, FV_UB, FV_V1, NEXT_COLUMN, NODE_LIMIT, OPEN, P_OPEN, POP, RUNNING, S_BUDGET, S_D2,
-                     S_D2KIND, S_DEPTH2, S_HITS, S_IMPNODES, S_NODES, S_ROOT2, S_TOP, STAGE, WAIT_FIRST,
-                     WAIT_SECOND, column_splits, positions_bound, positions_left, push)
+                     FV_OPEN, FV_RA, FV_RB, FV_UB, FV_V1, NEXT_COLUMN, NODE_LIMIT, OPEN, P_OPEN, POP, RUNNING,
+                     S_BUDGET, S_D2, S_D2KIND, S_DEPTH2, S_HITS, S_IMPNODES, S_NODES, S_ROOT2, S_TOP, STAGE,
+                     WAIT_FIRST, WAIT_SECOND, column_splits, positions_bound, positions_left, push)
 from .memo import copy_subtree, memo_find, memo_store
 from .stumps import SC_TOT, class_totals, mark_side
 
@@ -157,7 +157,7 @@ def open_frame(data, lev, fr, st, i, lam_n, sc):
 def opened(lev, fr, i, best, lam_n, sc):
     """Frame ``i`` has its first incumbent ``best``: it searches its columns unless no split can beat it."""
     fi, fv = fr.fi, fr.fv
-    fv[i, FV_BEST] = best
+    fv[i, FV_BEST] = fv[i, FV_OPEN] = best
     fi[i, FI_C] = -1  # columns in lev.order[i], which the stage has set
     fi[i, FI_F] = -1
     fi[i, FI_SP] = fi[i, FI_HEAD] = 0

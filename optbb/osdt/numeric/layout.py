@@ -35,12 +35,13 @@ N_IP = 4
 # node in index order: their ranks by column, classes, ``side * K + class``, weights (:mod:`optbb.osdt.numeric.stumps`).
 # ``d2`` float64 (:data:`N_D2`,): what the depth-2 stage in progress keeps between two pieces (``D2_*``).
 Levels = namedtuple("Levels", "ords nrows bpos cw ivi ivv trees order side colbest hash buf rec hist loc lw d2")
-# Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats.
+# Frames, one per level: ``fi[level, FI_*]`` integers, ``fv[level, FV_*]`` floats (``FV_OPEN``: the cost of the
+# frame's first incumbent, its stage's optimum or its bound ``FV_UB``).
 Frames = namedtuple("Frames", "fi fv")
 FI_D, FI_F, FI_SP, FI_PHASE, FI_A, FI_B, FI_MID, FI_NB, FI_C, FI_FIRST, FI_HEAD, FI_FOUND = range(12)
 N_FI = 12
-FV_UB, FV_BEST, FV_LA, FV_RA, FV_LB, FV_RB, FV_LBL, FV_LBR, FV_V1, FV_H = range(10)
-N_FV = 10
+FV_UB, FV_BEST, FV_LA, FV_RA, FV_LB, FV_RB, FV_LBL, FV_LBR, FV_V1, FV_H, FV_OPEN = range(11)
+N_FV = 11
 # phases of a frame; STAGE: its depth-2 stage is in progress (:mod:`optbb.osdt.numeric.depth2`)
 OPEN, NEXT_COLUMN, POP, WAIT_FIRST, WAIT_SECOND, STAGE = range(6)
 BEST, FIRST = 0, 1
