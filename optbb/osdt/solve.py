@@ -143,11 +143,12 @@ def route(data: BinaryDataset, regularization, search: str = "auto", max_depth=N
       limit.  Where many rows share each cut the dp over the matrix of cuts, whose memo of supports meets the same
       rows again, was faster: compas_processed (12,381 rows, 626 cuts, 20 rows per cut) without a depth limit at
       lambda .05, certified in 14 s where the search over sorted orders was not in 30 s, and at depth 3 (lambda
-      .05/.01/.002: 1.6/4.3/4.8 s against 2.8/11.2/over 20 s).  With a few rows per cut the search over sorted
+      .05/.01/.002: 1.6/4.3/4.8 s against 2.8/11.2/over 20 s); adult (5,000 rows, 309 cuts, lambda .005, depth 4:
+      20 s against 106 s).  With a few rows per cut the search over sorted
       orders was: without a depth limit it certified the GOSDT suite's iris .005, gaussian_1k .05 and .02 and
       sine_1k .05, which the dp did not in 30 s; at depths 3 and 4 (lambda .05/.01/.002, 20 s each) wine (178 rows,
       1,263 cuts) took 0.03-1.6 s where the dp certified one of six, fico_1k (1,000 rows, 1,384 cuts) at depth 3
-      0.6-7 s against 9 s and three stops, and iris, digits, gaussian_1k and sine_1k were faster by 7-1,000 times or
+      0.6-7 s against 9 s and two stops, and iris, digits, gaussian_1k and sine_1k were faster by 7-1,000 times or
       certified where the dp stopped; on 800 rows of adult (968 cuts) and 3,000 of compas_processed (482 cuts,
       6 rows per cut) the two were within 30 % of each other.  Above :data:`SORTED_ORDERS_CUTS` cuts the dp's
       depth-2 tables grow as the square of the cuts (breast cancer's 15,310 do not fit).
