@@ -722,13 +722,16 @@ def test_every_numeric_bound_switched_off_keeps_the_depth_three_optimum(problem,
 
 def test_each_numeric_bound_switch_turns_its_bound_off():
     """Same optimum, more work: the interval bound and its shrinking prune split positions (of the frames and of
-    the depth-2 solver), the records of the columns' stumps the columns the depth-2 solver sweeps."""
+    the depth-2 solver), the records of the columns' stumps the columns the depth-2 solver sweeps, and with a
+    regularization the leaf count stops frames whose best tree costs at most 4 lambda N."""
     X, y = hard_numeric_problem(n=200, m=4, seed=3, decimals=2)
-    full = solve_columns(X, y, 0.0, max_depth=3)
     work = {"interval_bound": ("splits_evaluated", "depth2_positions"),
-            "interval_shrinking": ("splits_evaluated", "depth2_positions"), "column_records": ("depth2_sweeps",)}
+            "interval_shrinking": ("splits_evaluated", "depth2_positions"), "column_records": ("depth2_sweeps",),
+            "leaf_count_stop": ("splits_evaluated",)}
     for name in NUMERIC_BOUNDS:
-        off = solve_columns(X, y, 0.0, max_depth=3, ablation=(name,))
+        lam, depth = (0.01, 4) if name == "leaf_count_stop" else (0.0, 3)
+        full = solve_columns(X, y, lam, max_depth=depth)
+        off = solve_columns(X, y, lam, max_depth=depth, ablation=(name,))
         assert off.objective == full.objective
         assert sum(off.counters[c] for c in work[name]) > sum(full.counters[c] for c in work[name]), name
     with pytest.raises(ValueError, match="not bounds of the numeric search"):

@@ -44,8 +44,9 @@ _LOADED: set = set()  # the kernels called from Python this process has loaded (
 
 
 # the bounds of the search a user can switch off (:mod:`optbb.osdt.bounds`, ConTree's interval pruning), as the
-# kernel's switches ``P_INTERVAL``, ``P_SHRINK``, ``P_RECORDS``
-ABLATIONS = ("interval_bound", "interval_shrinking", "column_records")
+# kernel's switches ``P_INTERVAL``, ``P_SHRINK``, ``P_RECORDS``, and the leaf count that stops a frame (``P_LEAVES``,
+# :func:`~optbb.osdt.numeric.kernel.split_floor`)
+ABLATIONS = ("interval_bound", "interval_shrinking", "column_records", "leaf_count_stop")
 
 
 def switches(ablation) -> np.ndarray:
@@ -55,7 +56,7 @@ def switches(ablation) -> np.ndarray:
     if unknown:
         raise ValueError(f"ablation names {unknown} are not bounds of the numeric search; known: {list(ABLATIONS)}")
     ip = np.ones(L.N_IP, dtype=np.int64)
-    for slot, name in zip((L.P_INTERVAL, L.P_SHRINK, L.P_RECORDS), ABLATIONS):
+    for slot, name in zip((L.P_INTERVAL, L.P_SHRINK, L.P_RECORDS, L.P_LEAVES), ABLATIONS):
         ip[slot] = name not in ablation
     ip[L.P_OPEN] = 2
     return ip

@@ -51,7 +51,7 @@ from ...common.jit import njit
 from .depth2 import depth2_begin, depth2_more
 from .layout import (BEST, D2_CHILD, D2_OPEN, D2_ROOT, DONE, FI_A, FI_B, FI_C, FI_D, FI_F, FI_FIRST, FI_FOUND,
                      FI_HEAD, FI_MID, FI_NB, FI_PHASE, FI_SP, FIRST, FV_BEST, FV_H, FV_LA, FV_LB, FV_LBL, FV_LBR,
-                     FV_OPEN, FV_RA, FV_RB, FV_UB, FV_V1, NEXT_COLUMN, NODE_LIMIT, OPEN, P_OPEN, POP, RUNNING,
+                     FV_OPEN, FV_RA, FV_RB, FV_UB, FV_V1, NEXT_COLUMN, NODE_LIMIT, OPEN, P_LEAVES, P_OPEN, POP, RUNNING,
                      S_BUDGET, S_D2, S_D2KIND, S_DEPTH2, S_HITS, S_IMPNODES, S_NODES, S_ROOT2, S_TOP, STAGE,
                      WAIT_FIRST, WAIT_SECOND, column_splits, positions_bound, positions_left, push)
 from .memo import copy_subtree, memo_find, memo_store
@@ -144,17 +144,28 @@ def open_frame(data, lev, fr, st, i, lam_n, sc):
     fv[i, FV_BEST] = ub
     if i == 0 and st[S_ROOT2] == 1:  # trees[0, BEST] and order[0] are the blocks start's depth-2 stage's
         class_totals(lev.ords[0, 0], lev.nrows[0], data.y, data.w, sc[SC_TOT])
-        opened(lev, fr, i, min(lev.d2[D2_ROOT], ub), lam_n, sc)
+        opened(data, lev, fr, i, min(lev.d2[D2_ROOT], ub), lam_n, sc)
         return
     best = depth2_begin(data, lev, fv, i, data.ip[P_OPEN], lam_n, ub, sc, st, D2_OPEN)
     if st[S_D2] == 0:
-        opened(lev, fr, i, best, lam_n, sc)
+        opened(data, lev, fr, i, best, lam_n, sc)
     else:
         fr.fi[i, FI_PHASE] = STAGE
 
 
 @njit(cache=True)
-def opened(lev, fr, i, best, lam_n, sc):
+def split_floor(data, lam_n):
+    """Below what cost a split can still beat a frame's best tree: a frame's first incumbent is its optimal tree of
+    depth <= ``D`` (``data.ip[P_OPEN]``) or its bound, so a tree of at most ``D + 1`` leaves (depth <= ``D``) does
+    not beat it and a larger one costs at least ``(D + 2) lam_n``; with the switch ``P_LEAVES`` off, ``3 lam_n``
+    (two leaves are a stump, which every first incumbent covers)."""
+    if data.ip[P_LEAVES]:
+        return (data.ip[P_OPEN] + 2) * lam_n
+    return 3.0 * lam_n
+
+
+@njit(cache=True)
+def opened(data, lev, fr, i, best, lam_n, sc):
     """Frame ``i`` has its first incumbent ``best``: it searches its columns unless no split can beat it."""
     fi, fv = fr.fi, fr.fv
     fv[i, FV_BEST] = fv[i, FV_OPEN] = best
@@ -163,7 +174,7 @@ def opened(lev, fr, i, best, lam_n, sc):
     fi[i, FI_SP] = fi[i, FI_HEAD] = 0
     tot = sc[SC_TOT]  # the class weights of the frame's rows, which the stage counted first and leaves as they are
     _, err = majority_class(tot)
-    fi[i, FI_PHASE] = NEXT_COLUMN if err > 0.0 and 3.0 * lam_n < best else -1
+    fi[i, FI_PHASE] = NEXT_COLUMN if err > 0.0 and split_floor(data, lam_n) < best else -1
 
 
 @njit(cache=True)
@@ -174,7 +185,7 @@ def stage_more(data, lev, fr, st, i, lam_n, sc):
     if st[S_D2] == 1:
         return
     if st[S_D2KIND] == D2_OPEN:
-        opened(lev, fr, i, best, lam_n, sc)
+        opened(data, lev, fr, i, best, lam_n, sc)
     else:
         fr.fv[i, FV_BEST] = best
         st[S_DEPTH2] += 1
@@ -271,7 +282,7 @@ def run(data, lev, fr, st, memo, lam_n, node_limit, work, sc):
             stage_more(data, lev, fr, st, i, lam_n, sc)
         elif ph == NEXT_COLUMN:
             c = fi[i, FI_C] + 1
-            if c >= data.R.shape[0] or fv[i, FV_BEST] <= 3.0 * lam_n:
+            if c >= data.R.shape[0] or fv[i, FV_BEST] <= split_floor(data, lam_n):
                 fi[i, FI_PHASE] = -1
                 continue
             fi[i, FI_C] = c

@@ -18,8 +18,8 @@ Data = namedtuple("Data", "R y w keys ip")
 # (:func:`~optbb.osdt.bounds.records_bound`, :func:`~optbb.osdt.bounds.column_bounds`); with one off, its place
 # takes the bound every split has (two leaves) or nothing; and the depth of the stage a frame opens with (its first
 # incumbent: 2, or 1 in a probe, see :func:`~optbb.osdt.numeric.engine.solve_cuts`)
-P_INTERVAL, P_SHRINK, P_RECORDS, P_OPEN = range(4)
-N_IP = 4
+P_INTERVAL, P_SHRINK, P_RECORDS, P_OPEN, P_LEAVES = range(5)
+N_IP = 5
 # Per level (node of the current path): ``ords`` int32 (levels, m, N) rows of the node by column, ``nrows`` int64
 # (levels,), ``bpos`` int64 (levels, N) the split positions of the column being searched, ``cw`` float64 (levels,
 # N + 1) its prefix weights, ``ivi`` / ``ivv`` the interval stack (ends ``a, b``; ``L(a), R(a), L(b), R(b)``),
