@@ -39,7 +39,8 @@ def bounds_along(X, y, w, lam, depth, probe: bool, work: int = 7) -> tuple[list[
     """The lower bounds the engine reports after every ``work`` units, and its optimum."""
     labels = [str(c) for c in range(max(2, int(np.max(y)) + 1))]
     data = cut_dataset(X, y, None, w, labels)
-    engine = E._engine(data, data.raw, np.asarray(data.y, dtype=np.int64), w, lam, depth, None, Limits(None, None, None),
+    engine = E._engine(data, data.raw, np.asarray(data.y, dtype=np.int64), w, lam, depth, None,
+                       Limits(None, None, None),
                        time.perf_counter(), ())
     engine.blocks_start = not probe
     if probe:
