@@ -25,6 +25,18 @@ from ..support import leaf_stats
 GREEDY_SECONDS = 0.15  # CART completions of a stopped search's tree: at most this long, so a limit holds
 
 
+def depth2_leaves(f: int, fl: int, fr: int, path: tuple) -> list:
+    """Leaves under ``path`` of a tree of depth <= 2 as :mod:`optbb.osdt.dp.depth2` returns it: root feature ``f``
+    (-1: a leaf), the left child's (feature 0 side) ``fl`` and the right child's ``fr`` (-1: unsplit)."""
+    if f < 0:
+        return [path]
+    out = []
+    for side, g in ((0, fl), (1, fr)):
+        p = path + ((f, side),)
+        out += [p] if g < 0 else [p + ((g, 0),), p + ((g, 1),)]
+    return out
+
+
 class DPTrees:
     """The trees a :class:`~optbb.osdt.dp.engine.DPEngine` knows, read from its memo, frame stack and state.
     ``greedy``: CART completions of subproblems off the stack are allowed for ``GREEDY_SECONDS`` from now."""
@@ -152,13 +164,7 @@ class DPTrees:
             cost, _, f, fl, fr = depth2_from_counts(*pair_counts(data.xbits, data.ybits, S, AUTO, data.mult), lam_n, 3)
             small = small_tree_wins(cost, z, lam_n)
         if small:
-            if f < 0:
-                return [path]
-            out = []
-            for side, g in ((0, fl), (1, fr)):
-                p = path + ((f, side),)
-                out += [p] if g < 0 else [p + ((g, 0),), p + ((g, 1),)]
-            return out
+            return depth2_leaves(f, fl, fr, path)
         eid = D.memo_find(e.memo, np.zeros(e.W + 1, np.uint64), S, d)
         if eid < 0 or e.memo.lb[eid] < e.memo.ub[eid]:
             raise RuntimeError("internal error: a subproblem of the best tree is not solved in the memo")
