@@ -83,8 +83,9 @@ def pairs_pay(n_features: int, n_words: int, n_classes: int) -> bool:
 def root_depth2_pays(n_features: int, n_words: int, n_rows: int, depth: int) -> bool:
     """Whether a search starts from the root's optimal tree of depth <= 2 (``root_depth2`` of :class:`DPEngine`):
     without a depth limit, where counting the root's feature pairs, ``n_features ** 2 * n_words * n_rows`` word
-    popcounts (``n_rows``: classes times weight layers), lies between :data:`ROOT_DEPTH2_MIN_WORK` (below it the search is small and compiling the pair-count kernels, about
-    10 s with an empty Numba cache, would cost more than it saves) and :data:`ROOT_DEPTH2_MAX_WORK`.
+    popcounts (``n_rows``: classes times weight layers), lies between :data:`ROOT_DEPTH2_MIN_WORK` (below it the
+    search is small and compiling the pair-count kernel, 10-20 s with an empty Numba cache, would cost more than it
+    saves) and :data:`ROOT_DEPTH2_MAX_WORK`.
 
     Measured on the GOSDT suite's compas_processed (12,381 rows, 626 cuts, 1.5e8): 22 ms, and the tree found is
     the best stump, .32786/.30786/.29786 at lambda .02/.01/.005, the best published trees, where the search
