@@ -347,8 +347,9 @@ def test_huge_values_give_no_overflow_warning():
 
 def test_the_route_with_regularization_reads_the_rows_per_cut(iris):
     """With a regularization, with or without a depth limit, the search over sorted orders takes data with 64 cuts
-    or more and a few rows per cut (the GOSDT suite's iris .005, gaussian_1k .05 and .02 and sine_1k .05 without a depth limit; wine
-    and fico_1k at depths 3 and 4), and the dp over the cuts data with many."""
+    or more and a few rows per cut (the GOSDT suite's iris .005, gaussian_1k .05 and .02 and sine_1k .05 without a
+    depth limit; wine and fico_1k at depths 3 and 4), and the dp over the cuts data with many rows per cut or fewer
+    than 64 cuts."""
     from optbb.osdt.solve import DP_FEW_CUTS, DP_ROWS_PER_CUT, route
 
     X, y = iris

@@ -141,17 +141,17 @@ def route(data: BinaryDataset, regularization, search: str = "auto", max_depth=N
       (:class:`~optbb.osdt.numeric.cuts.CutDataset`), and either ``regularization`` is 0 with a ``max_depth`` of at
       most :data:`~optbb.osdt.numeric.engine.MAX_DEPTH`, or ``regularization > 0`` with at least
       :data:`SORTED_ORDERS_CUTS` cuts, or at least :data:`DP_FEW_CUTS` cuts and fewer than :data:`DP_ROWS_PER_CUT`
-      rows per cut, with or without a depth limit.  Below :data:`DP_FEW_CUTS` cuts the dp was as fast or faster
-      on small noisy data (a threshold rule with 20 % of the labels flipped, 20-300 rows of 2-4 columns of 5-1,000
+      rows per cut, with or without a depth limit.  Below :data:`DP_FEW_CUTS` cuts the dp was mostly faster on
+      small noisy data (a threshold rule with 20 % of the labels flipped, 20-300 rows of 2-4 columns of 5-1,000
       values, lambda .005 and .02): without a depth limit 0.5-413 times the speed, the slowest at 21 ms against 11
       (40 rows of two 20-valued columns at lambda .02: 14 ms against 5.7 s; 80 rows of four 5-valued columns at
       .005: 0.06 s where the search over sorted orders stopped at 10 s; the GOSDT suite's chudi, 46 cuts: 6 against
-      4 ms); at depths 3-5 0.6-12 times.  Where many rows share each cut the dp over the matrix of cuts, whose memo of supports meets the same
-      rows again, was faster: compas_processed (12,381 rows, 626 cuts, 20 rows per cut) without a depth limit at
-      lambda .05, certified in 14 s where the search over sorted orders was not in 30 s, and at depth 3 (lambda
-      .05/.01/.002: 1.6/4.3/4.8 s against 2.8/11.2/over 20 s); adult (5,000 rows, 309 cuts, lambda .005, depth 4:
-      20 s against 106 s).  With a few rows per cut the search over sorted
-      orders was: without a depth limit it certified the GOSDT suite's iris .005, gaussian_1k .05 and .02 and
+      4 ms); at depths 3-5 0.6-12 times.  Where many rows share each cut the dp over the matrix of cuts, whose memo
+      of supports meets the same rows again, was faster: compas_processed (12,381 rows, 626 cuts, 20 rows per
+      cut) without a depth limit at lambda .05, certified in 14 s where the search over sorted orders was not in
+      30 s, and at depth 3 (lambda .05/.01/.002: 1.6/4.3/4.8 s against 2.8/11.2/over 20 s); adult (5,000 rows, 309
+      cuts, lambda .005, depth 4: 20 s against 106 s).  With a few rows per cut the search over sorted orders
+      was: without a depth limit it certified the GOSDT suite's iris .005, gaussian_1k .05 and .02 and
       sine_1k .05, which the dp did not in 30 s; at depths 3 and 4 (lambda .05/.01/.002, 20 s each) wine (178 rows,
       1,263 cuts) took 0.03-1.6 s where the dp certified one of six, fico_1k (1,000 rows, 1,384 cuts) at depth 3
       0.6-7 s against 9 s and two stops, and iris, digits, gaussian_1k and sine_1k were faster by 7-1,000 times or
