@@ -397,10 +397,22 @@ def main(argv: list[str] | None = None) -> int:
     except (InputError, ValueError, TypeError, FileNotFoundError) as exc:
         print(f"optbb {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM raised as Terminated
+    except (KeyboardInterrupt, RuntimeError) as exc:  # Ctrl-C, or SIGTERM raised as Terminated
+        exc = _signal_of(exc)
         terminated = isinstance(exc, Terminated)
         print(f"optbb {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+
+
+def _signal_of(exc: BaseException) -> KeyboardInterrupt:
+    """The KeyboardInterrupt (Ctrl-C, or SIGTERM as :class:`Terminated`) that ``exc`` is or wraps, else ``exc``
+    raised again: a signal that arrives while a lazily imported module creates a class comes out of Python 3.11 as
+    a RuntimeError ("Error calling __set_name__") caused by it."""
+    if isinstance(exc, KeyboardInterrupt):
+        return exc
+    if isinstance(exc.__cause__, KeyboardInterrupt):
+        return exc.__cause__
+    raise exc
 
 
 def _terminate(signum, frame):
@@ -416,8 +428,8 @@ def run() -> None:
     try:
         code = main()
         _ignore_signals()  # here, so that a signal arriving as main returns is still caught below
-    except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) during main's own interrupt handling
-        code = EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+    except (KeyboardInterrupt, RuntimeError) as exc:  # a second Ctrl-C (or SIGTERM) during main's own handling
+        code = EXIT_TERMINATED if isinstance(_signal_of(exc), Terminated) else EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader of our output went away: no traceback, nothing more to write
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_PIPE

@@ -55,6 +55,7 @@ def test_corels_memory_limit_peak_rss():
         for c, r in ((cap, capped), (4 * cap, loose))))
 
 
+@pytest.mark.slow  # a full-size run in a child process (17-18 s): -m slow
 @jit_only
 def test_osdt_memory_limit_peak_rss_fico():
     _needs_fico()
@@ -106,6 +107,7 @@ def test_osdt_dp_memory_limit_peak_rss(case):
     assert loose["growth"] <= 4 * cap + 16 * MB, loose
 
 
+@pytest.mark.slow  # a full-size run in a child process (17-18 s): -m slow
 @jit_only
 def test_frl_memory_does_not_grow_with_search_time():
     """FRL has no memory limit to set: what it keeps per iteration is bounded (``max_recorded_iterations``), so a

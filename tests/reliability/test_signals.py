@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import corels_fold
+from optbb import cli as cli_module
 from optbb.common.result import Status
 from optbb.corels import solve as corels_solve
 from twins.corels import rule_list_objective
@@ -373,3 +374,26 @@ def test_cli_ctrl_c_exit_code(n_signals):
     assert proc.returncode == 130, (out, err[-2000:])
     if n_signals == 1:
         assert "status=INTERRUPTED" in out
+
+
+@pytest.mark.parametrize("signal_exc, code", [(KeyboardInterrupt, 130), (cli_module.Terminated, 143)])
+def test_a_signal_wrapped_by_a_class_creation_still_exits_as_a_signal(monkeypatch, capsys, signal_exc, code):
+    """A Ctrl-C that arrives while a lazily imported module creates a class comes out of Python 3.11 as a
+    RuntimeError caused by it (a second Ctrl-C in ``test_cli_ctrl_c_exit_code[2]`` exited 1 this way); any other
+    RuntimeError is not a signal."""
+    def interrupted(args):
+        try:
+            raise signal_exc
+        except KeyboardInterrupt as exc:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance") from exc
+
+    monkeypatch.setattr(cli_module, "cmd_datasets", interrupted)
+    assert cli_module.main(["datasets"]) == code
+    assert ("terminated" if code == 143 else "interrupted") in capsys.readouterr().err
+
+    def broken(args):
+        raise RuntimeError("not a signal")
+
+    monkeypatch.setattr(cli_module, "cmd_datasets", broken)
+    with pytest.raises(RuntimeError, match="not a signal"):
+        cli_module.main(["datasets"])
